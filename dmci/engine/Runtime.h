@@ -1,0 +1,148 @@
+// The state of one evaluation: the single-assignment heap, tensors, strings,
+// the reverse-mode tape and the budgets. Primitives and engines share it.
+//
+// Everything here is bump-allocated and freed at once by reset(), like Stan
+// Math's arena: there is no per-node heap allocation on the hot path.
+#pragma once
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/Value.h"
+#include "syntax/Error.h"
+
+namespace dmci {
+
+// Interned symbols, shared by all runs and threads (ids are stable).
+int32_t internSymbol(const std::string& name);
+const std::string& symbolName(int32_t id);
+
+// Limits that stop a runaway program with a Budget error.
+struct Budget {
+  uint64_t steps = 200'000'000;   // instructions executed
+  uint64_t heapCells = 64'000'000;  // heap cells + frame-stack slots + tape entries
+  double seconds = 60.0;          // wall time
+};
+
+// One record per differentiable operation. A scalar op (op == -1) is
+// out += pa*a + pb*b in the backward sweep; a tensor op (op >= 0) calls the
+// adjoint rule of the primitive recorded in tensorOps[op].
+struct TapeEntry {
+  int32_t out;
+  int32_t a;
+  int32_t b;
+  int32_t op;
+  double pa;
+  double pb;
+};
+
+struct TensorOp {
+  int32_t prim;
+  int32_t argc;
+  Value in[3];
+  Value out;
+};
+
+// A dense row-major matrix; a vector is cols == 1 with rank 1. `slot` is the
+// first of rows*cols consecutive tape slots, or -1 for a constant tensor.
+struct TensorRec {
+  int32_t rank;
+  int32_t rows;
+  int32_t cols;
+  int32_t slot;
+  size_t data;  // offset into Runtime::tensorData
+  int32_t size() const { return rows * cols; }
+};
+
+class Runtime {
+ public:
+  explicit Runtime(Budget b = {}) : budget_(b) {}
+
+  void reset();  // frees heap, tape, tensors and strings; keeps capacity
+  const Budget& budget() const { return budget_; }
+  void setBudget(const Budget& b) { budget_ = b; }
+
+  // --- heap (single-assignment, append-only) ---
+  int32_t alloc(int32_t n);  // n fresh cells, Unset; throws Budget when the heap is full
+  Value cons(const Value& a, const Value& d) {
+    int32_t at = alloc(2);
+    heap[at] = a;
+    heap[at + 1] = d;
+    return Value::make(Tag::Pair, at);
+  }
+  const Value& car(const Value& p) const { return heap[p.i]; }
+  const Value& cdr(const Value& p) const { return heap[p.i + 1]; }
+  std::vector<Value> heap;
+
+  // --- strings ---
+  Value string(const std::string& s);
+  std::vector<std::string> strings;
+
+  // --- tensors ---
+  Value newTensor(int32_t rank, int32_t rows, int32_t cols);  // data zeroed, constant
+  TensorRec& tensor(const Value& t) { return tensors[t.i]; }
+  double* tdata(const Value& t) { return tensorData.data() + tensors[t.i].data; }
+  std::vector<TensorRec> tensors;
+  std::vector<double> tensorData;
+
+  // --- tape ---
+  bool taping = true;  // false: forward only, nothing recorded
+  int32_t newSlot() { return nslots_++; }
+  int32_t newSlots(int32_t n) {
+    int32_t s = nslots_;
+    nslots_ += n;
+    return s;
+  }
+  int32_t numSlots() const { return nslots_; }
+  Value leaf(double x) { return Value::real(x, newSlot()); }
+  // Result of a unary scalar op with local partial d(y)/d(x).
+  Value unary(double y, const Value& x, double dydx) {
+    if (!x.isActive() || !taping) return Value::real(y);
+    int32_t s = newSlot();
+    pushTape({s, x.i, -1, -1, dydx, 0.0});
+    return Value::real(y, s);
+  }
+  // Result of a binary scalar op with local partials.
+  Value binary(double y, const Value& a, double pa, const Value& b, double pb) {
+    bool aa = a.isActive(), ba = b.isActive();
+    if ((!aa && !ba) || !taping) return Value::real(y);
+    int32_t s = newSlot();
+    pushTape({s, aa ? a.i : -1, ba ? b.i : -1, -1, pa, pb});
+    return Value::real(y, s);
+  }
+  // Records a tensor op whose adjoint rule is the primitive's; gives `out` tape slots.
+  void recordTensorOp(int32_t prim, const Value* in, int32_t argc, Value& out);
+  void pushTape(const TapeEntry& e) {
+    if (tape.size() >= budget_.heapCells) budgetExceeded("tape");
+    tape.push_back(e);
+  }
+  std::vector<TapeEntry> tape;
+  std::vector<TensorOp> tensorOps;
+
+  // The reverse sweep: returns d(output)/d(slot) for every slot, seeding `out`
+  // (a scalar, or every element of a tensor) with adjoint 1.
+  std::vector<double> backward(const Value& out);
+
+  // --- budgets ---
+  [[noreturn]] void budgetExceeded(const char* what) const;
+  void startClock() { start_ = std::chrono::steady_clock::now(); }
+  bool outOfTime() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count() > budget_.seconds;
+  }
+  uint64_t cellsInUse() const { return heap.size() + tape.size(); }
+
+  // --- display, for error messages and results ---
+  std::string show(const Value& v, int depth = 0) const;
+
+ private:
+  Budget budget_;
+  int32_t nslots_ = 0;
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// Throws a Type error naming the primitive, the argument and what was expected.
+[[noreturn]] void wrongType(const Runtime& rt, const char* prim, int argIndex, const Value& got,
+                            const char* expected);
+
+}  // namespace dmci

@@ -1,0 +1,23 @@
+// Control primitives: error, and apply (which the engines run themselves, since it calls a procedure).
+#include "prims/PrimTable.h"
+
+namespace dmci {
+namespace {
+
+Value errorPrim(Runtime& rt, const Value* a, int n) {
+  std::string msg = a[0].tag == Tag::String ? rt.strings[a[0].i] : rt.show(a[0]);
+  for (int k = 1; k < n; ++k) msg += " " + rt.show(a[k]);
+  throw DmciError(ErrorKind::User, msg);
+}
+
+}  // namespace
+
+void addControlPrims(std::vector<Primitive>& t) {
+  t.push_back({"error", 1, -1, errorPrim, nullptr, nullptr, PrimFamily::Control,
+               "(error msg irritant ...) stops the run with msg and the irritants, at the call's position", ""});
+  t.push_back({"apply", 2, -1, nullptr, nullptr, nullptr, PrimFamily::Control,
+               "(apply f a ... lst) calls f on a ... and the elements of lst; run by the engine itself",
+               "gradients flow through the call"});
+}
+
+}  // namespace dmci
