@@ -47,6 +47,9 @@ void Runtime::reset() {
   tape.clear();
   tensorOps.clear();
   nslots_ = 0;
+  cellPos.clear();
+  userLo = userHi = 0;
+  userNode = -1;
   start_ = std::chrono::steady_clock::now();
 }
 
@@ -116,6 +119,12 @@ std::vector<double> Runtime::backward(const Value& out) {
     }
   }
   return adj;
+}
+
+SrcPos Runtime::positionOf(int32_t cell) const {
+  for (const auto& [addr, pos] : cellPos)
+    if (addr == cell) return pos;
+  return {};
 }
 
 void Runtime::budgetExceeded(const char* what) const {

@@ -132,6 +132,12 @@ class Runtime {
   }
   uint64_t cellsInUse() const { return heap.size() + tape.size(); }
 
+  // --- positions in the user's program, for errors raised through mce.scm ---
+  std::vector<std::pair<int32_t, SrcPos>> cellPos;  // heap address of a materialised pair -> its source
+  int32_t userLo = 0, userHi = 0;                   // heap range holding the user's program as data
+  int32_t userNode = -1;                            // the user's expression being applied (mce.scm's %at)
+  SrcPos positionOf(int32_t cell) const;
+
   // --- display, for error messages and results ---
   std::string show(const Value& v, int depth = 0) const;
 

@@ -1,6 +1,174 @@
-// Placeholder: the arithmetic primitives (being written).
-#include "prims/PrimTable.h"
+// The arithmetic primitives: + - * / with their partials, comparisons, min and max, and integer division.
+#include <cmath>
+#include <string>
+
+#include "prims/ArithRules.h"
+
 namespace dmci {
-void addArithmeticPrims(std::vector<Primitive>&) {}
+namespace {
+
+// --- + - * / : left folds of one binary rule; a tensor operand goes to tensorElementwise ---
+
+const Value& operand(const Runtime& rt, const char* name, const Value* args, int k) {
+  if (!args[k].isNumber() && args[k].tag != Tag::Tensor) wrongType(rt, name, k, args[k], "a number");
+  return args[k];
+}
+
+// x op y, with the rule's local partials d/dx and d/dy beside its value.
+Value combine(Runtime& rt, char op, const Value& x, const Value& y) {
+  if (x.tag == Tag::Tensor || y.tag == Tag::Tensor) return tensorElementwise(rt, op, x, y);
+  double a = x.num, b = y.num;
+  switch (op) {
+    case '+': return rt.binary(a + b, x, 1.0, y, 1.0);
+    case '-': return rt.binary(a - b, x, 1.0, y, -1.0);
+    case '*': return rt.binary(a * b, x, b, y, a);
+    default: {
+      double q = a / b;
+      return rt.binary(q, x, 1.0 / b, y, -q / b);
+    }
+  }
+}
+
+Value fold(Runtime& rt, char op, const char* name, const Value* args, int argc) {
+  Value acc = operand(rt, name, args, 0);
+  for (int k = 1; k < argc; ++k) acc = combine(rt, op, acc, operand(rt, name, args, k));
+  return acc;
+}
+
+Value add(Runtime& rt, const Value* args, int argc) {
+  return argc == 0 ? Value::real(0.0) : fold(rt, '+', "+", args, argc);
+}
+
+Value multiply(Runtime& rt, const Value* args, int argc) {
+  return argc == 0 ? Value::real(1.0) : fold(rt, '*', "*", args, argc);
+}
+
+Value subtract(Runtime& rt, const Value* args, int argc) {
+  if (argc > 1) return fold(rt, '-', "-", args, argc);
+  const Value& x = operand(rt, "-", args, 0);
+  if (x.tag == Tag::Tensor) return tensorElementwise(rt, '-', Value::real(0.0), x);
+  return rt.unary(-x.num, x, -1.0);
+}
+
+Value divide(Runtime& rt, const Value* args, int argc) {
+  if (argc > 1) return fold(rt, '/', "/", args, argc);
+  const Value& x = operand(rt, "/", args, 0);
+  if (x.tag == Tag::Tensor) return tensorElementwise(rt, '/', Value::real(1.0), x);
+  double r = 1.0 / x.num;
+  return rt.unary(r, x, -r * r);
+}
+
+// --- comparisons: chains over all arguments, every one checked to be a number ---
+
+template <class Cmp>
+Value compareChain(Runtime& rt, const char* name, const Value* args, int argc, Cmp holds) {
+  bool all = true;
+  double prev = numberArg(rt, name, args, 0);
+  for (int k = 1; k < argc; ++k) {
+    double x = numberArg(rt, name, args, k);
+    all = all && holds(prev, x);
+    prev = x;
+  }
+  return Value::boolean(all);
+}
+
+Value numEq(Runtime& rt, const Value* a, int n) {
+  return compareChain(rt, "=", a, n, [](double x, double y) { return x == y; });
+}
+Value numLt(Runtime& rt, const Value* a, int n) {
+  return compareChain(rt, "<", a, n, [](double x, double y) { return x < y; });
+}
+Value numGt(Runtime& rt, const Value* a, int n) {
+  return compareChain(rt, ">", a, n, [](double x, double y) { return x > y; });
+}
+Value numLe(Runtime& rt, const Value* a, int n) {
+  return compareChain(rt, "<=", a, n, [](double x, double y) { return x <= y; });
+}
+Value numGe(Runtime& rt, const Value* a, int n) {
+  return compareChain(rt, ">=", a, n, [](double x, double y) { return x >= y; });
+}
+
+// --- min and max: the selected argument itself, so its tape slot carries the gradient ---
+
+template <class Better>
+Value select(Runtime& rt, const char* name, const Value* args, int argc, Better better) {
+  int best = 0;
+  numberArg(rt, name, args, 0);
+  for (int k = 1; k < argc; ++k) {
+    double x = numberArg(rt, name, args, k);
+    // A NaN argument wins (and stays), so min and max propagate NaN; ties keep the leftmost.
+    if (!std::isnan(args[best].num) && (std::isnan(x) || better(x, args[best].num))) best = k;
+  }
+  return args[best];
+}
+
+Value minPrim(Runtime& rt, const Value* a, int n) {
+  return select(rt, "min", a, n, [](double x, double y) { return x < y; });
+}
+Value maxPrim(Runtime& rt, const Value* a, int n) {
+  return select(rt, "max", a, n, [](double x, double y) { return x > y; });
+}
+
+// --- quotient, remainder, modulo: integers only, zero divisor is a Domain error, constant results ---
+
+double integerArg(const Runtime& rt, const char* name, const Value* args, int k) {
+  double x = numberArg(rt, name, args, k);
+  if (!std::isfinite(x) || std::floor(x) != x) wrongType(rt, name, k, args[k], "an integer");
+  return x;
+}
+
+template <class Rule>
+Value integerDivision(Runtime& rt, const char* name, const Value* args, Rule rule) {
+  double n = integerArg(rt, name, args, 0), d = integerArg(rt, name, args, 1);
+  if (d == 0) throw DmciError(ErrorKind::Domain, std::string(name) + ": division by zero");
+  // + 0.0 turns a -0 result into 0, as an integer division would give.
+  return Value::real(rule(n, d) + 0.0);
+}
+
+// fmod is exact and takes the dividend's sign: the R7RS remainder.
+Value quotientPrim(Runtime& rt, const Value* a, int) {
+  return integerDivision(rt, "quotient", a, [](double n, double d) { return (n - std::fmod(n, d)) / d; });
+}
+Value remainderPrim(Runtime& rt, const Value* a, int) {
+  return integerDivision(rt, "remainder", a, [](double n, double d) { return std::fmod(n, d); });
+}
+Value moduloPrim(Runtime& rt, const Value* a, int) {
+  return integerDivision(rt, "modulo", a, [](double n, double d) {
+    double r = std::fmod(n, d);
+    return r != 0 && (r < 0) != (d < 0) ? r + d : r;
+  });
+}
+
+}  // namespace
+
+void addArithmeticPrims(std::vector<Primitive>& t) {
+  const auto A = PrimFamily::Arithmetic;
+  t.push_back({"+", 0, -1, add, nullptr, nullptr, A, "(+ x ...) sum; (+) is 0; tensors add elementwise",
+               "dx_i = 1"});
+  t.push_back({"-", 1, -1, subtract, nullptr, nullptr, A,
+               "(- x y ...) x minus the rest; (- x) negates; tensors subtract elementwise",
+               "dx = 1, dy_i = -1; (- x): dx = -1"});
+  t.push_back({"*", 0, -1, multiply, nullptr, nullptr, A, "(* x ...) product; (*) is 1; tensors multiply elementwise",
+               "chained binary products: d(a b)/da = b, d(a b)/db = a"});
+  t.push_back({"/", 1, -1, divide, nullptr, nullptr, A,
+               "(/ x y ...) x divided by the rest; (/ x) is 1/x; 1/0 is inf; tensors divide elementwise",
+               "chained quotients: d(a/b)/da = 1/b, d(a/b)/db = -a/b^2; (/ x): dx = -1/x^2"});
+  t.push_back({"=", 1, -1, numEq, nullptr, nullptr, A, "(= x y ...) #t when all numbers are equal", ""});
+  t.push_back({"<", 1, -1, numLt, nullptr, nullptr, A, "(< x y ...) #t when strictly increasing", ""});
+  t.push_back({">", 1, -1, numGt, nullptr, nullptr, A, "(> x y ...) #t when strictly decreasing", ""});
+  t.push_back({"<=", 1, -1, numLe, nullptr, nullptr, A, "(<= x y ...) #t when non-decreasing", ""});
+  t.push_back({">=", 1, -1, numGe, nullptr, nullptr, A, "(>= x y ...) #t when non-increasing", ""});
+  t.push_back({"min", 1, -1, minPrim, nullptr, nullptr, A, "(min x ...) smallest argument (NaN if any is NaN)",
+               "d(selected argument) = 1, others 0; ties select the leftmost"});
+  t.push_back({"max", 1, -1, maxPrim, nullptr, nullptr, A, "(max x ...) largest argument (NaN if any is NaN)",
+               "d(selected argument) = 1, others 0; ties select the leftmost"});
+  t.push_back({"quotient", 2, 2, quotientPrim, nullptr, nullptr, A,
+               "(quotient n d) integer division truncated toward zero", ""});
+  t.push_back({"remainder", 2, 2, remainderPrim, nullptr, nullptr, A,
+               "(remainder n d) n - d*(quotient n d), with the sign of n", ""});
+  t.push_back({"modulo", 2, 2, moduloPrim, nullptr, nullptr, A,
+               "(modulo n d) n - d*(floor (/ n d)), with the sign of d", ""});
+  addElementaryPrims(t);
+}
 
 }  // namespace dmci

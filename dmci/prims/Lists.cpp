@@ -1,6 +1,267 @@
-// Placeholder: the list primitives (being written).
+// The list primitives on the single-assignment heap, and the list library procedures written in Scheme.
+//
+// Elements are stored as they are, so a number keeps its tape slot and gradients flow through lists.
+// A value read from the heap is copied before rt.cons, which may grow (and move) the heap.
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "prims/Equivalence.h"
 #include "prims/PrimTable.h"
+#include "syntax/Datum.h"
+
 namespace dmci {
-void addListPrims(std::vector<Primitive>&) {}
+namespace {
+
+// Appends the elements of the proper list args[k] to `out`, or throws a Type error naming the primitive.
+void elements(const Runtime& rt, const char* name, const Value* args, int k, std::vector<Value>& out) {
+  Value v = args[k];
+  for (; v.tag == Tag::Pair; v = rt.cdr(v)) out.push_back(rt.car(v));
+  if (v.tag != Tag::Nil) wrongType(rt, name, k, args[k], "a proper list");
+}
+
+// --- car, cdr and the c[ad]{2,3}r compositions ---
+
+// "car", "cdr", then every c[ad]{2,3}r: one name per a/d string of length 1 to 3.
+constexpr auto kCxrNames = [] {
+  std::array<std::array<char, 6>, 14> names{};
+  size_t n = 0;
+  for (int len = 1; len <= 3; ++len) {
+    for (int bits = 0; bits < (1 << len); ++bits, ++n) {
+      names[n][0] = 'c';
+      for (int k = 0; k < len; ++k) names[n][1 + k] = (bits >> (len - 1 - k)) & 1 ? 'd' : 'a';
+      names[n][1 + len] = 'r';
+    }
+  }
+  return names;
+}();
+
+// Applies the a/d letters of `name` right to left, as (cadr x) = (car (cdr x)).
+Value walkCxr(const Runtime& rt, const char* name, const Value& x) {
+  const int last = static_cast<int>(std::strlen(name)) - 2;
+  Value v = x;
+  for (int k = last; k >= 1; --k) {
+    if (v.tag != Tag::Pair) {
+      if (k == last) wrongType(rt, name, 0, x, "a pair");
+      // e.g. (cadr '(1)): "cadr: argument 1 must be a pair whose cdr is a pair, got (1)"
+      std::string applied = "a pair whose c" + std::string(name + k + 1, static_cast<size_t>(last - k)) + "r is a pair";
+      wrongType(rt, name, 0, x, applied.c_str());
+    }
+    v = name[k] == 'a' ? rt.car(v) : rt.cdr(v);
+  }
+  return v;
+}
+
+template <size_t K>
+Value cxr(Runtime& rt, const Value* args, int) {
+  return walkCxr(rt, kCxrNames[K].data(), args[0]);
+}
+
+template <size_t... K>
+void addCxrs(std::vector<Primitive>& t, std::index_sequence<K...>) {
+  (t.push_back({kCxrNames[K].data(), 1, 1, cxr<K>, nullptr, nullptr, PrimFamily::List,
+                K == 0   ? "(car p) first element of the pair p"
+                : K == 1 ? "(cdr p) rest of the pair p"
+                         : "composition of car and cdr, e.g. (cadr x) = (car (cdr x))",
+                "gradients flow through: the element keeps its tape slot"}),
+   ...);
+}
+
+// --- construction and whole-list operations ---
+
+Value consPrim(Runtime& rt, const Value* a, int) { return rt.cons(a[0], a[1]); }
+
+Value listPrim(Runtime& rt, const Value* a, int n) {
+  Value acc = Value::nil();
+  for (int k = n - 1; k >= 0; --k) acc = rt.cons(a[k], acc);
+  return acc;
+}
+
+Value lengthPrim(Runtime& rt, const Value* a, int) {
+  double n = 0;
+  Value v = a[0];
+  for (; v.tag == Tag::Pair; v = rt.cdr(v)) ++n;
+  if (v.tag != Tag::Nil) wrongType(rt, "length", 0, a[0], "a proper list");
+  return Value::real(n);
+}
+
+// Copies every list but the last, which becomes the shared tail (any value).
+Value appendPrim(Runtime& rt, const Value* a, int n) {
+  if (n == 0) return Value::nil();
+  Value acc = a[n - 1];
+  std::vector<Value> items;
+  for (int k = n - 2; k >= 0; --k) {
+    items.clear();
+    elements(rt, "append", a, k, items);
+    for (auto it = items.rbegin(); it != items.rend(); ++it) acc = rt.cons(*it, acc);
+  }
+  return acc;
+}
+
+Value reversePrim(Runtime& rt, const Value* a, int) {
+  Value acc = Value::nil();
+  Value v = a[0];
+  for (; v.tag == Tag::Pair; v = rt.cdr(v)) {
+    Value x = rt.car(v);
+    acc = rt.cons(x, acc);
+  }
+  if (v.tag != Tag::Nil) wrongType(rt, "reverse", 0, a[0], "a proper list");
+  return acc;
+}
+
+// --- list-ref and list-tail: a non-negative integer index, past the end is a Domain error ---
+
+[[noreturn]] void pastTheEnd(const Runtime& rt, const char* name, const Value& list, double index) {
+  double n = 0;
+  for (Value v = list; v.tag == Tag::Pair; v = rt.cdr(v)) ++n;
+  throw DmciError(ErrorKind::Domain, std::string(name) + ": index " + formatNumber(index) +
+                                         " is past the end of a list of length " + formatNumber(n));
+}
+
+// The list after dropping `index` pairs from args[0], checking both arguments.
+Value dropPairs(const Runtime& rt, const char* name, const Value* a) {
+  if (a[0].tag != Tag::Pair && a[0].tag != Tag::Nil) wrongType(rt, name, 0, a[0], "a list");
+  double index = a[1].isNumber() ? a[1].num : -1;
+  if (!(index >= 0) || std::floor(index) != index || std::isinf(index))
+    wrongType(rt, name, 1, a[1], "a non-negative integer");
+  Value v = a[0];
+  for (double k = 0; k < index; ++k) {
+    if (v.tag != Tag::Pair) pastTheEnd(rt, name, a[0], index);
+    v = rt.cdr(v);
+  }
+  return v;
+}
+
+Value listTailPrim(Runtime& rt, const Value* a, int) { return dropPairs(rt, "list-tail", a); }
+
+Value listRefPrim(Runtime& rt, const Value* a, int) {
+  Value v = dropPairs(rt, "list-ref", a);
+  if (v.tag != Tag::Pair) pastTheEnd(rt, "list-ref", a[0], a[1].num);
+  return rt.car(v);
+}
+
+// --- searches: assq assv assoc return the entry, memq memv member the sublist, or #f ---
+
+bool sameEqv(const Runtime&, const Value& x, const Value& y) { return isEqv(x, y); }
+
+template <bool (*Same)(const Runtime&, const Value&, const Value&)>
+Value assocBy(const Runtime& rt, const char* name, const Value* a) {
+  Value v = a[1];
+  for (; v.tag == Tag::Pair; v = rt.cdr(v)) {
+    const Value& entry = rt.car(v);
+    if (entry.tag != Tag::Pair) wrongType(rt, name, 1, a[1], "a list of pairs");
+    if (Same(rt, a[0], rt.car(entry))) return entry;
+  }
+  if (v.tag != Tag::Nil) wrongType(rt, name, 1, a[1], "a list of pairs");
+  return Value::boolean(false);
+}
+
+template <bool (*Same)(const Runtime&, const Value&, const Value&)>
+Value memberBy(const Runtime& rt, const char* name, const Value* a) {
+  Value v = a[1];
+  for (; v.tag == Tag::Pair; v = rt.cdr(v))
+    if (Same(rt, a[0], rt.car(v))) return v;
+  if (v.tag != Tag::Nil) wrongType(rt, name, 1, a[1], "a proper list");
+  return Value::boolean(false);
+}
+
+Value assqPrim(Runtime& rt, const Value* a, int) { return assocBy<sameEqv>(rt, "assq", a); }
+Value assvPrim(Runtime& rt, const Value* a, int) { return assocBy<sameEqv>(rt, "assv", a); }
+Value assocPrim(Runtime& rt, const Value* a, int) { return assocBy<isEqual>(rt, "assoc", a); }
+Value memqPrim(Runtime& rt, const Value* a, int) { return memberBy<sameEqv>(rt, "memq", a); }
+Value memvPrim(Runtime& rt, const Value* a, int) { return memberBy<sameEqv>(rt, "memv", a); }
+Value memberPrim(Runtime& rt, const Value* a, int) { return memberBy<isEqual>(rt, "member", a); }
+
+// --- library procedures in Scheme: every primitive and prelude procedure is named by its %-name,
+// so a user rebinding `car` or `map` cannot change them; loops are tail calls ---
+
+constexpr const char* kMap = R"scm((define (map f l . ls)
+  (define (map1 l acc)
+    (if (%null? l) (%reverse acc) (map1 (%cdr l) (%cons (f (%car l)) acc))))
+  (define (any-null? ls)
+    (if (%null? ls) #f (if (%null? (%car ls)) #t (any-null? (%cdr ls)))))
+  (define (mapn ls acc)
+    (if (any-null? ls)
+        (%reverse acc)
+        (mapn (%map %cdr ls) (%cons (%apply f (%map %car ls)) acc))))
+  (if (%null? ls) (map1 l '()) (mapn (%cons l ls) '()))))scm";
+
+constexpr const char* kForEach = R"scm((define (for-each f l . ls)
+  (define (each1 l)
+    (if (%null? l) #t (begin (f (%car l)) (each1 (%cdr l)))))
+  (define (any-null? ls)
+    (if (%null? ls) #f (if (%null? (%car ls)) #t (any-null? (%cdr ls)))))
+  (define (eachn ls)
+    (if (any-null? ls) #t (begin (%apply f (%map %car ls)) (eachn (%map %cdr ls)))))
+  (if (%null? ls) (each1 l) (eachn (%cons l ls)))))scm";
+
+constexpr const char* kFilter = R"scm((define (filter keep? l)
+  (let scan ((l l) (acc '()))
+    (if (%null? l)
+        (%reverse acc)
+        (scan (%cdr l) (if (keep? (%car l)) (%cons (%car l) acc) acc))))))scm";
+
+constexpr const char* kFoldLeft = R"scm((define (fold-left f init l)
+  (let fold ((acc init) (l l))
+    (if (%null? l) acc (fold (f acc (%car l)) (%cdr l))))))scm";
+
+constexpr const char* kFoldRight = R"scm((define (fold-right f init l)
+  (let fold ((acc init) (r (%reverse l)))
+    (if (%null? r) acc (fold (f (%car r) acc) (%cdr r))))))scm";
+
+constexpr const char* kReduce = R"scm((define (reduce f ridentity l)
+  (if (%null? l)
+      ridentity
+      (let fold ((acc (%car l)) (l (%cdr l)))
+        (if (%null? l) acc (fold (f (%car l) acc) (%cdr l)))))))scm";
+
+}  // namespace
+
+void addListPrims(std::vector<Primitive>& t) {
+  const auto L = PrimFamily::List;
+  const char* flows = "gradients flow through: elements keep their tape slots";
+  addCxrs(t, std::make_index_sequence<kCxrNames.size()>{});
+  t.push_back({"cons", 2, 2, consPrim, nullptr, nullptr, L, "(cons a d) a new pair", flows});
+  t.push_back({"list", 0, -1, listPrim, nullptr, nullptr, L, "(list x ...) a new list of the arguments", flows});
+  t.push_back({"length", 1, 1, lengthPrim, nullptr, nullptr, L, "(length l) number of elements of a proper list", ""});
+  t.push_back({"append", 0, -1, appendPrim, nullptr, nullptr, L,
+               "(append l ... tail) the lists' elements followed by tail (any value)", flows});
+  t.push_back({"reverse", 1, 1, reversePrim, nullptr, nullptr, L, "(reverse l) a new list in reverse order", flows});
+  t.push_back({"list-ref", 2, 2, listRefPrim, nullptr, nullptr, L, "(list-ref l k) element k (from 0) of l", flows});
+  t.push_back({"list-tail", 2, 2, listTailPrim, nullptr, nullptr, L, "(list-tail l k) l without its first k pairs",
+               flows});
+  t.push_back({"assq", 2, 2, assqPrim, nullptr, nullptr, L, "(assq key alist) first entry whose car is eq? to key, or #f",
+               flows});
+  t.push_back({"assv", 2, 2, assvPrim, nullptr, nullptr, L,
+               "(assv key alist) first entry whose car is eqv? to key, or #f", flows});
+  t.push_back({"assoc", 2, 2, assocPrim, nullptr, nullptr, L,
+               "(assoc key alist) first entry whose car is equal? to key, or #f", flows});
+  t.push_back({"memq", 2, 2, memqPrim, nullptr, nullptr, L,
+               "(memq x l) the sublist of l starting at the first element eq? to x, or #f", flows});
+  t.push_back({"memv", 2, 2, memvPrim, nullptr, nullptr, L,
+               "(memv x l) the sublist of l starting at the first element eqv? to x, or #f", flows});
+  t.push_back({"member", 2, 2, memberPrim, nullptr, nullptr, L,
+               "(member x l) the sublist of l starting at the first element equal? to x, or #f", flows});
+
+  const char* throughF = "gradients flow through f";
+  t.push_back({"map", 2, -1, nullptr, nullptr, kMap, L,
+               "(map f l ...) the list of f applied to the lists' elements in turn; stops at the shortest list",
+               throughF});
+  t.push_back({"for-each", 2, -1, nullptr, nullptr, kForEach, L,
+               "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t",
+               throughF});
+  t.push_back({"filter", 2, 2, nullptr, nullptr, kFilter, L,
+               "(filter keep? l) the elements of l for which keep? is true, in order", throughF});
+  t.push_back({"fold-left", 3, 3, nullptr, nullptr, kFoldLeft, L,
+               "(fold-left f init l) (f (... (f (f init x1) x2) ...) xn)", throughF});
+  t.push_back({"fold-right", 3, 3, nullptr, nullptr, kFoldRight, L,
+               "(fold-right f init l) (f x1 (f x2 (... (f xn init))))", throughF});
+  t.push_back({"reduce", 3, 3, nullptr, nullptr, kReduce, L,
+               "(reduce f ridentity l) (fold-left (lambda (acc x) (f x acc)) (car l) (cdr l)), or ridentity for '()",
+               throughF});
+}
 
 }  // namespace dmci

@@ -1,6 +1,144 @@
-// Placeholder: the predicate primitives (being written).
+// The predicates (type tests, number tests, not, eq?, eqv?, equal?); their results are booleans, never on the tape.
+#include <cmath>
+#include <iterator>
+#include <utility>
+#include <vector>
+
+#include "prims/Equivalence.h"
 #include "prims/PrimTable.h"
+
 namespace dmci {
-void addPredicatePrims(std::vector<Primitive>&) {}
+
+bool isEqv(const Value& x, const Value& y) {
+  if (x.tag != y.tag) return false;
+  switch (x.tag) {
+    case Tag::Nil:
+    case Tag::Unset: return true;
+    case Tag::Real: return x.num == y.num || (std::isnan(x.num) && std::isnan(y.num));
+    case Tag::Int:
+    case Tag::Closure: return x.i == y.i && x.code == y.code;
+    default: return x.i == y.i;
+  }
+}
+
+namespace {
+bool sameTensor(const Runtime& rt, const Value& x, const Value& y) {
+  const TensorRec& a = rt.tensors[x.i];
+  const TensorRec& b = rt.tensors[y.i];
+  if (a.rank != b.rank || a.rows != b.rows || a.cols != b.cols) return false;
+  for (int32_t k = 0; k < a.size(); ++k)
+    if (!isEqv(Value::real(rt.tensorData[a.data + k]), Value::real(rt.tensorData[b.data + k]))) return false;
+  return true;
+}
+}  // namespace
+
+bool isEqual(const Runtime& rt, const Value& x, const Value& y) {
+  std::vector<std::pair<Value, Value>> todo{{x, y}};
+  while (!todo.empty()) {
+    auto [a, b] = todo.back();
+    todo.pop_back();
+    if (a.tag != b.tag) return false;
+    if (a.tag == Tag::Pair) {
+      if (a.i == b.i) continue;  // the same cell
+      todo.emplace_back(rt.cdr(a), rt.cdr(b));
+      todo.emplace_back(rt.car(a), rt.car(b));
+    } else if (a.tag == Tag::String) {
+      if (rt.strings[a.i] != rt.strings[b.i]) return false;
+    } else if (a.tag == Tag::Tensor) {
+      if (!sameTensor(rt, a, b)) return false;
+    } else if (!isEqv(a, b)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+namespace {
+
+// The heap is single-assignment, so a list cannot be circular: walking to its end terminates.
+bool isProperList(const Runtime& rt, Value v) {
+  while (v.tag == Tag::Pair) v = rt.cdr(v);
+  return v.tag == Tag::Nil;
+}
+
+bool isIntegral(double x) { return std::isfinite(x) && std::floor(x) == x; }
+
+// A one-argument test that accepts any value.
+struct TypeTest {
+  const char* name;
+  bool (*holds)(const Runtime& rt, const Value& v);
+  const char* doc;
+};
+
+constexpr TypeTest kTypeTests[] = {
+    {"number?", [](const Runtime&, const Value& v) { return v.isNumber(); }, "(number? x) #t for a number"},
+    {"integer?", [](const Runtime&, const Value& v) { return v.isNumber() && isIntegral(v.num); },
+     "(integer? x) #t for a finite number with no fractional part"},
+    {"boolean?", [](const Runtime&, const Value& v) { return v.tag == Tag::Bool; }, "(boolean? x) #t for #t and #f"},
+    {"symbol?", [](const Runtime&, const Value& v) { return v.tag == Tag::Symbol; }, "(symbol? x) #t for a symbol"},
+    {"procedure?", [](const Runtime&, const Value& v) { return v.isProcedure(); },
+     "(procedure? x) #t for a closure or a primitive"},
+    {"null?", [](const Runtime&, const Value& v) { return v.tag == Tag::Nil; }, "(null? x) #t for the empty list"},
+    {"pair?", [](const Runtime&, const Value& v) { return v.tag == Tag::Pair; }, "(pair? x) #t for a pair"},
+    {"list?", [](const Runtime& rt, const Value& v) { return isProperList(rt, v); },
+     "(list? x) #t for a proper list (ending in '())"},
+    {"string?", [](const Runtime&, const Value& v) { return v.tag == Tag::String; }, "(string? x) #t for a string"},
+    {"not", [](const Runtime&, const Value& v) { return v.isFalse(); }, "(not x) #t when x is #f, the only false value"},
+};
+
+template <size_t K>
+Value typeTest(Runtime& rt, const Value* args, int) {
+  return Value::boolean(kTypeTests[K].holds(rt, args[0]));
+}
+
+// A one-argument test of a number (of an integer when `integral`); anything else is a Type error.
+struct NumberTest {
+  const char* name;
+  bool (*holds)(double x);
+  bool integral;
+  const char* doc;
+};
+
+constexpr NumberTest kNumberTests[] = {
+    {"zero?", [](double x) { return x == 0; }, false, "(zero? x) #t when x = 0"},
+    {"positive?", [](double x) { return x > 0; }, false, "(positive? x) #t when x > 0"},
+    {"negative?", [](double x) { return x < 0; }, false, "(negative? x) #t when x < 0"},
+    {"even?", [](double x) { return std::fmod(x, 2.0) == 0; }, true, "(even? n) #t when the integer n is even"},
+    {"odd?", [](double x) { return std::fmod(x, 2.0) != 0; }, true, "(odd? n) #t when the integer n is odd"},
+};
+
+template <size_t K>
+Value numberTest(Runtime& rt, const Value* args, int) {
+  const NumberTest& t = kNumberTests[K];
+  if (!args[0].isNumber()) wrongType(rt, t.name, 0, args[0], "a number");
+  if (t.integral && !isIntegral(args[0].num)) wrongType(rt, t.name, 0, args[0], "an integer");
+  return Value::boolean(t.holds(args[0].num));
+}
+
+Value eqPrim(Runtime&, const Value* a, int) { return Value::boolean(isEqv(a[0], a[1])); }
+Value equalPrim(Runtime& rt, const Value* a, int) { return Value::boolean(isEqual(rt, a[0], a[1])); }
+
+template <size_t... K, size_t... N>
+void addTests(std::vector<Primitive>& t, std::index_sequence<K...>, std::index_sequence<N...>) {
+  const auto P = PrimFamily::Predicate;
+  (t.push_back({kTypeTests[K].name, 1, 1, typeTest<K>, nullptr, nullptr, P, kTypeTests[K].doc, ""}), ...);
+  (t.push_back({kNumberTests[N].name, 1, 1, numberTest<N>, nullptr, nullptr, P, kNumberTests[N].doc, ""}), ...);
+}
+
+}  // namespace
+
+void addPredicatePrims(std::vector<Primitive>& t) {
+  addTests(t, std::make_index_sequence<std::size(kTypeTests)>{}, std::make_index_sequence<std::size(kNumberTests)>{});
+  const auto P = PrimFamily::Predicate;
+  // In this language every number is a double, so eq? and eqv? coincide and compare numbers by value.
+  t.push_back({"eq?", 2, 2, eqPrim, nullptr, nullptr, P,
+               "(eq? x y) #t for the same object; numbers by value, so (eq? 2 2) is #t", ""});
+  t.push_back({"eqv?", 2, 2, eqPrim, nullptr, nullptr, P,
+               "(eqv? x y) #t for the same object; numbers by value (0 and -0 alike, NaN eqv? NaN)", ""});
+  t.push_back({"equal?", 2, 2, equalPrim, nullptr, nullptr, P,
+               "(equal? x y) structural equality: lists element by element, strings by content, tensors by "
+               "shape and data",
+               ""});
+}
 
 }  // namespace dmci

@@ -28,6 +28,7 @@ struct Table {
     addListPrims(rows);
     addTensorPrims(rows);
     addControlPrims(rows);
+    addInternalPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };

@@ -57,6 +57,7 @@ void addPredicatePrims(std::vector<Primitive>& t);
 void addListPrims(std::vector<Primitive>& t);
 void addTensorPrims(std::vector<Primitive>& t);
 void addControlPrims(std::vector<Primitive>& t);
+void addInternalPrims(std::vector<Primitive>& t);  // mce.scm's hooks into the engine
 
 // Elementwise tensor arithmetic (op is one of + - * /), used by the
 // arithmetic primitives when an argument is a tensor. A scalar operand is

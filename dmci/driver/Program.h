@@ -1,0 +1,91 @@
+// The pipeline as one API: read -> expand -> link prelude -> lower -> run, by either route.
+//
+//   direct  the program itself is lowered to a ComputeGraph and run;
+//   dmci    the compiled mce.scm runs the program as data (see mce/Mce.h);
+//   dmci2   mce.scm runs mce.scm running the program (the tower).
+// Both routes run on the native engine with reverse mode, and report the
+// gradient of the program's value with respect to the named seed parameters
+// and, on request, every numeric literal (keyed "file:line:col").
+#pragma once
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/Machine.h"
+#include "expand/CoreExpr.h"
+#include "lower/ComputeGraph.h"
+
+namespace dmci {
+
+enum class Route { Direct, Dmci, Dmci2 };
+const char* routeName(Route r);
+
+// One seed binding: a free variable of the program and its value.
+struct SeedValue {
+  std::string name;
+  double value;
+};
+
+struct EvalOptions {
+  Route route = Route::Direct;
+  bool gradient = true;
+  std::vector<std::string> wrt;  // parameter names to differentiate
+  bool wrtLiterals = false;      // also every numeric literal
+  Budget budget;
+};
+
+struct Evaluation {
+  double value = 0;               // the program's value (a tensor's: the sum of its entries)
+  bool isTensor = false;
+  std::vector<double> tensor;     // a tensor value's entries, row-major
+  int rows = 0, cols = 0, rank = 0;
+  std::vector<std::pair<std::string, double>> gradient;  // wrt names in order, then literals in source order
+  RunStats stats;
+  uint64_t heapCells = 0;
+  uint64_t tapeEntries = 0;
+};
+
+// A program read and expanded once, ready to run with any seed by any route.
+class Program {
+ public:
+  static Result<Program> fromText(const std::string& text, const std::string& file);
+  static Result<Program> fromFile(const std::string& path);
+
+  const ExprPtr& core() const { return core_; }
+  const std::string& file() const { return file_; }
+  // The free variables of the program that are not primitives or library procedures.
+  std::vector<std::string> freeParameters() const;
+
+  // The direct route's graph for these parameter names.
+  Result<ComputeGraph> compile(const std::vector<std::string>& params) const;
+  // Runs once (compiling on every call; use Evaluator to repeat).
+  Result<Evaluation> evaluate(const std::vector<SeedValue>& seed, const EvalOptions& opts) const;
+
+ private:
+  std::string file_;
+  ExprPtr core_;
+};
+
+// A program prepared for repeated evaluation with one set of parameter names:
+// the graph is compiled once; the runtime's memory is reused between runs.
+class Evaluator {
+ public:
+  Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts);
+  Result<Evaluation> run(const std::vector<double>& values);
+  const Error* setupError() const { return setup_ ? nullptr : &setupErr_; }
+
+ private:
+  EvalOptions opts_;
+  std::vector<std::string> params_;
+  std::shared_ptr<const ComputeGraph> graph_;  // direct: the program's; dmci: mce.scm's
+  DatumPtr programData_;                       // dmci: the program as data
+  Runtime rt_;
+  bool setup_ = false;
+  Error setupErr_;
+
+  Evaluation finish(const Value& out, Machine& m, const std::vector<Value>& params,
+                    const std::vector<Literal>& literals);
+};
+
+}  // namespace dmci

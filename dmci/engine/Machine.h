@@ -1,0 +1,63 @@
+// The native engine's register machine: runs a ComputeGraph on a Runtime.
+//
+// A loop over compact instructions. Frames live on a value stack the machine
+// owns (Dybvig's heap-based model), so a non-tail call costs a frame record and
+// never a C++ stack frame; a tail call reuses its frame. Every executed
+// instruction counts against the step budget and frames count against the heap
+// budget, so any program ends: with a value or with a clean error that carries
+// the source position of the instruction that failed.
+#pragma once
+#include <vector>
+
+#include "engine/Materialise.h"
+#include "engine/Runtime.h"
+#include "lower/ComputeGraph.h"
+
+namespace dmci {
+
+struct RunStats {
+  uint64_t steps = 0;      // instructions executed
+  uint64_t calls = 0;      // closure calls (tail or not)
+  uint64_t maxFrames = 0;  // deepest frame stack
+};
+
+class Machine {
+ public:
+  Machine(const ComputeGraph& g, Runtime& rt);
+
+  // Builds the graph's constants on the heap (after rt.reset()). With
+  // `literalLeaves`, every number in them becomes a named tape leaf.
+  void loadConstants(bool literalLeaves);
+  const std::vector<Literal>& literals() const { return literals_; }
+
+  // Runs the entry block with the given parameter values.
+  Value run(const std::vector<Value>& params);
+  const RunStats& stats() const { return stats_; }
+
+ private:
+  struct Frame {
+    int32_t block;
+    int32_t pc;
+    int32_t base;
+    int32_t env;
+    int32_t dst;
+  };
+
+  const ComputeGraph& g_;
+  Runtime& rt_;
+  std::vector<Value> consts_;
+  std::vector<Literal> literals_;
+  std::vector<Value> stack_;
+  std::vector<Frame> frames_;
+  std::vector<Value> args_;  // scratch: the arguments of the call being made
+  RunStats stats_;
+
+  Value loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc);
+  // Enters `callee` with args_; returns false (and sets `result`) when it is a primitive.
+  bool enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Value& result);
+  void spreadApply(const Value* first, int n);
+  [[noreturn]] void notProcedure(const Value& f) const;
+  [[noreturn]] void wrongArity(const CodeBlock& b, int argc) const;
+};
+
+}  // namespace dmci

@@ -1,0 +1,122 @@
+// The core AST's make() constructors and its one printer (core AST -> Datum -> text).
+#include "expand/CoreExpr.h"
+
+namespace dmci {
+namespace {
+
+std::shared_ptr<CoreExpr> node(CoreKind k, SrcPos p) {
+  auto e = std::make_shared<CoreExpr>();
+  e->kind = k;
+  e->pos = p;
+  return e;
+}
+
+// The parameter list of a lambda: (a b), (a . rest) or args.
+DatumPtr formals(const CoreExpr& e) {
+  std::vector<DatumPtr> names;
+  for (const auto& p : e.params) names.push_back(Datum::symbol(p, e.pos));
+  if (!e.variadic || names.empty()) return Datum::list(std::move(names), e.pos);
+  DatumPtr rest = names.back();
+  names.pop_back();
+  if (names.empty()) return rest;
+  return Datum::list(std::move(names), e.pos, rest);
+}
+
+// ((x e) ...) for Let and Letrec.
+DatumPtr bindingList(const CoreExpr& e) {
+  std::vector<DatumPtr> out;
+  for (const auto& [name, init] : e.bindings)
+    out.push_back(Datum::list({Datum::symbol(name, init->pos), toDatum(*init)}, init->pos));
+  return Datum::list(std::move(out), e.pos);
+}
+
+// (keyword k1 k2 ...) over the node's children.
+DatumPtr formOverKids(const char* keyword, const CoreExpr& e) {
+  std::vector<DatumPtr> items;
+  if (keyword) items.push_back(Datum::symbol(keyword, e.pos));
+  for (const auto& k : e.kids) items.push_back(toDatum(*k));
+  return Datum::list(std::move(items), e.pos);
+}
+
+}  // namespace
+
+ExprPtr CoreExpr::constant(DatumPtr d, SrcPos p) {
+  auto e = node(CoreKind::Const, p);
+  e->datum = d ? std::move(d) : Datum::nil(p);
+  return e;
+}
+
+ExprPtr CoreExpr::ref(std::string n, SrcPos p) {
+  auto e = node(CoreKind::Ref, p);
+  e->name = std::move(n);
+  return e;
+}
+
+ExprPtr CoreExpr::if_(ExprPtr c, ExprPtr t, ExprPtr el, SrcPos p) {
+  auto e = node(CoreKind::If, p);
+  e->kids = {std::move(c), std::move(t), std::move(el)};
+  return e;
+}
+
+ExprPtr CoreExpr::lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p,
+                         std::string name) {
+  auto e = node(CoreKind::Lambda, p);
+  e->params = std::move(params);
+  e->variadic = variadic;
+  e->body = std::move(body);
+  e->name = std::move(name);
+  return e;
+}
+
+ExprPtr CoreExpr::app(std::vector<ExprPtr> fAndArgs, SrcPos p) {
+  auto e = node(CoreKind::App, p);
+  e->kids = std::move(fAndArgs);
+  return e;
+}
+
+ExprPtr CoreExpr::begin(std::vector<ExprPtr> exprs, SrcPos p) {
+  auto e = node(CoreKind::Begin, p);
+  e->kids = std::move(exprs);
+  return e;
+}
+
+ExprPtr CoreExpr::let(std::vector<Binding> b, ExprPtr body, SrcPos p) {
+  auto e = node(CoreKind::Let, p);
+  e->bindings = std::move(b);
+  e->body = std::move(body);
+  return e;
+}
+
+ExprPtr CoreExpr::letrec(std::vector<Binding> b, ExprPtr body, SrcPos p) {
+  auto e = node(CoreKind::Letrec, p);
+  e->bindings = std::move(b);
+  e->body = std::move(body);
+  return e;
+}
+
+DatumPtr toDatum(const CoreExpr& e) {
+  auto keyword = [&](const char* s) { return Datum::symbol(s, e.pos); };
+  switch (e.kind) {
+    case CoreKind::Const:
+      return Datum::list({keyword("quote"), e.datum ? e.datum : Datum::nil(e.pos)}, e.pos);
+    case CoreKind::Ref:
+      return Datum::symbol(e.name, e.pos);
+    case CoreKind::If:
+      return formOverKids("if", e);
+    case CoreKind::Lambda:
+      return Datum::list({keyword("lambda"), formals(e), toDatum(*e.body)}, e.pos);
+    case CoreKind::App:
+      return formOverKids(nullptr, e);
+    case CoreKind::Begin:
+      return formOverKids("begin", e);
+    case CoreKind::Let:
+      return Datum::list({keyword("let"), bindingList(e), toDatum(*e.body)}, e.pos);
+    case CoreKind::Letrec:
+      return Datum::list({keyword("letrec*"), bindingList(e), toDatum(*e.body)}, e.pos);
+  }
+  return Datum::nil(e.pos);
+}
+
+std::string print(const CoreExpr& e) { return print(*toDatum(e)); }
+
+}  // namespace dmci

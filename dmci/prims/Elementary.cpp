@@ -1,0 +1,175 @@
+// The elementary scalar functions, each a row holding its forward rule and its local partials side by side.
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+#include <utility>
+
+#include "prims/ArithRules.h"
+
+namespace dmci {
+namespace {
+
+// A scalar function of one argument, of two, or of either (log, atan). A null
+// partial rule marks a piecewise-constant function: its result is a constant.
+struct ScalarRule {
+  const char* name = nullptr;
+  double (*f1)(double x) = nullptr;                      // the one-argument form
+  double (*dx)(double x, double y) = nullptr;            // df1/dx, given y = f1(x)
+  double (*f2)(double a, double b) = nullptr;            // the two-argument form
+  double (*da)(double a, double b, double y) = nullptr;  // df2/da, given y = f2(a, b)
+  double (*db)(double a, double b, double y) = nullptr;  // df2/db
+  const char* doc = "";
+  const char* partials = "";
+};
+
+// Round half to even (R7RS), independent of the FPU rounding mode. x - floor x is exact.
+double roundEven(double x) {
+  double f = std::floor(x), frac = x - f;
+  if (frac < 0.5) return f;
+  if (frac > 0.5) return f + 1.0;
+  return std::fmod(f, 2.0) == 0.0 ? f : f + 1.0;
+}
+
+// 1 / (1 + e^-x) without overflow for either sign of x.
+double sigmoid(double x) {
+  if (x >= 0) return 1.0 / (1.0 + std::exp(-x));
+  double e = std::exp(x);
+  return e / (1.0 + e);
+}
+
+// log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, no lost digits for small e^x.
+double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); }
+
+constexpr ScalarRule kRules[] = {
+    {.name = "abs",
+     .f1 = [](double x) { return std::fabs(x); },
+     .dx = [](double x, double) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; },
+     .doc = "(abs x) absolute value",
+     .partials = "dx = sign x (subgradient 0 at x = 0)"},
+    {.name = "floor", .f1 = [](double x) { return std::floor(x); }, .doc = "(floor x) largest integer <= x"},
+    {.name = "ceiling", .f1 = [](double x) { return std::ceil(x); }, .doc = "(ceiling x) smallest integer >= x"},
+    {.name = "round", .f1 = roundEven, .doc = "(round x) nearest integer, halves to even"},
+    {.name = "truncate", .f1 = [](double x) { return std::trunc(x); }, .doc = "(truncate x) integer part of x"},
+    {.name = "square",
+     .f1 = [](double x) { return x * x; },
+     .dx = [](double x, double) { return 2.0 * x; },
+     .doc = "(square x) x * x",
+     .partials = "dx = 2 x"},
+    {.name = "exp",
+     .f1 = [](double x) { return std::exp(x); },
+     .dx = [](double, double y) { return y; },
+     .doc = "(exp x) e to the power x",
+     .partials = "dx = exp x"},
+    {.name = "log",
+     .f1 = [](double x) { return std::log(x); },
+     .dx = [](double x, double) { return 1.0 / x; },
+     .f2 = [](double a, double b) { return std::log(a) / std::log(b); },
+     .da = [](double a, double b, double) { return 1.0 / (a * std::log(b)); },
+     .db = [](double, double b, double y) { return -y / (b * std::log(b)); },
+     .doc = "(log x) natural logarithm; (log x b) logarithm of x in base b",
+     .partials = "dx = 1/x; base form: dx = 1/(x ln b), db = -(log x b)/(b ln b)"},
+    {.name = "sqrt",
+     .f1 = [](double x) { return std::sqrt(x); },
+     .dx = [](double, double y) { return 0.5 / y; },
+     .doc = "(sqrt x) square root (NaN for x < 0)",
+     .partials = "dx = 1/(2 sqrt x)"},
+    {.name = "expt",
+     .f2 = [](double a, double b) { return std::pow(a, b); },
+     // a^0 is the constant 1: its da is 0, not 0 * 0^-1 = NaN.
+     .da = [](double a, double b, double) { return b == 0 ? 0.0 : b * std::pow(a, b - 1.0); },
+     // For a <= 0 the value is not a differentiable function of b: use 0.
+     .db = [](double a, double, double y) { return a > 0 ? y * std::log(a) : 0.0; },
+     .doc = "(expt a b) a to the power b",
+     .partials = "da = b a^(b-1) (0 when b = 0), db = a^b ln a (0 when a <= 0)"},
+    {.name = "sin",
+     .f1 = [](double x) { return std::sin(x); },
+     .dx = [](double x, double) { return std::cos(x); },
+     .doc = "(sin x) sine (radians)",
+     .partials = "dx = cos x"},
+    {.name = "cos",
+     .f1 = [](double x) { return std::cos(x); },
+     .dx = [](double x, double) { return -std::sin(x); },
+     .doc = "(cos x) cosine (radians)",
+     .partials = "dx = -sin x"},
+    {.name = "tan",
+     .f1 = [](double x) { return std::tan(x); },
+     .dx = [](double, double y) { return 1.0 + y * y; },
+     .doc = "(tan x) tangent (radians)",
+     .partials = "dx = 1 + tan^2 x"},
+    {.name = "asin",
+     .f1 = [](double x) { return std::asin(x); },
+     .dx = [](double x, double) { return 1.0 / std::sqrt(1.0 - x * x); },
+     .doc = "(asin x) arcsine, in [-pi/2, pi/2]",
+     .partials = "dx = 1/sqrt(1 - x^2)"},
+    {.name = "acos",
+     .f1 = [](double x) { return std::acos(x); },
+     .dx = [](double x, double) { return -1.0 / std::sqrt(1.0 - x * x); },
+     .doc = "(acos x) arccosine, in [0, pi]",
+     .partials = "dx = -1/sqrt(1 - x^2)"},
+    {.name = "atan",
+     .f1 = [](double x) { return std::atan(x); },
+     .dx = [](double x, double) { return 1.0 / (1.0 + x * x); },
+     .f2 = [](double a, double b) { return std::atan2(a, b); },
+     .da = [](double a, double b, double) { return b / (a * a + b * b); },
+     .db = [](double a, double b, double) { return -a / (a * a + b * b); },
+     .doc = "(atan x) arctangent; (atan y x) angle of the point (x, y), in [-pi, pi]",
+     .partials = "dx = 1/(1 + x^2); two-argument form: dy = x/(x^2 + y^2), dx = -y/(x^2 + y^2)"},
+    {.name = "tanh",
+     .f1 = [](double x) { return std::tanh(x); },
+     .dx = [](double, double y) { return 1.0 - y * y; },
+     .doc = "(tanh x) hyperbolic tangent",
+     .partials = "dx = 1 - tanh^2 x"},
+    {.name = "sigmoid",
+     .f1 = sigmoid,
+     .dx = [](double, double y) { return y * (1.0 - y); },
+     .doc = "(sigmoid x) logistic function 1/(1 + e^-x), computed without overflow",
+     .partials = "dx = s (1 - s), s = sigmoid x"},
+    {.name = "softplus",
+     .f1 = softplus,
+     .dx = [](double x, double) { return sigmoid(x); },
+     .doc = "(softplus x) log(1 + e^x), computed without overflow",
+     .partials = "dx = sigmoid x"},
+};
+
+// The forward rule of kRules[K]: the value, and its local partials on the tape when an argument is active.
+template <size_t K>
+Value applyRule(Runtime& rt, const Value* args, int argc) {
+  constexpr ScalarRule r = kRules[K];
+  if constexpr (r.f1 != nullptr) {
+    if (argc == 1) {
+      double x = numberArg(rt, r.name, args, 0);
+      double y = r.f1(x);
+      if constexpr (r.dx == nullptr) return Value::real(y);
+      if (!args[0].isActive() || !rt.taping) return Value::real(y);
+      return rt.unary(y, args[0], r.dx(x, y));
+    }
+  }
+  if constexpr (r.f2 != nullptr) {
+    double a = numberArg(rt, r.name, args, 0), b = numberArg(rt, r.name, args, 1);
+    double y = r.f2(a, b);
+    if ((!args[0].isActive() && !args[1].isActive()) || !rt.taping) return Value::real(y);
+    return rt.binary(y, args[0], r.da(a, b, y), args[1], r.db(a, b, y));
+  }
+  return Value();  // unreachable: the row's arity admits only the forms the rule has
+}
+
+// The row of kRules[K]: one or two arguments, as its forms allow.
+template <size_t K>
+Primitive row() {
+  constexpr ScalarRule r = kRules[K];
+  int minArgs = 1, maxArgs = 2;
+  if constexpr (r.f1 == nullptr) minArgs = 2;
+  if constexpr (r.f2 == nullptr) maxArgs = 1;
+  return {r.name, minArgs, maxArgs, applyRule<K>, nullptr, nullptr, PrimFamily::Arithmetic, r.doc, r.partials};
+}
+
+template <size_t... K>
+void addRules(std::vector<Primitive>& t, std::index_sequence<K...>) {
+  (t.push_back(row<K>()), ...);
+}
+
+}  // namespace
+
+void addElementaryPrims(std::vector<Primitive>& t) { addRules(t, std::make_index_sequence<std::size(kRules)>{}); }
+
+}  // namespace dmci

@@ -1,0 +1,86 @@
+// Internal primitives: the few hooks mce.scm needs into the engine. Users cannot name them.
+//
+// %at marks the user's expression being applied, so errors name the user's
+// source; %global resolves a free name to a primitive; %check-arity raises the
+// same arity error as the direct route; boxes are write-once cells for letrec*.
+#include "prims/PrimTable.h"
+
+namespace dmci {
+namespace {
+
+Value at(Runtime& rt, const Value* a, int) {
+  if (a[0].tag == Tag::Pair && a[0].i >= rt.userLo && a[0].i < rt.userHi) rt.userNode = a[0].i;
+  return Value::boolean(true);
+}
+
+SrcPos userPosOf(const Runtime& rt, const Value& node) {
+  if (node.tag != Tag::Pair || node.i < rt.userLo || node.i >= rt.userHi) return {};
+  return rt.positionOf(node.i);
+}
+
+// (%global (%ref . name)): the primitive called name, or an unbound-variable error.
+Value global(Runtime& rt, const Value* a, int) {
+  if (a[0].tag != Tag::Pair || rt.cdr(a[0]).tag != Tag::Symbol) wrongType(rt, "%global", 0, a[0], "a reference node");
+  const std::string& name = symbolName(rt.cdr(a[0]).i);
+  int id = primId(name);
+  if (id >= 0 && !prim(id).prelude) return Value::make(Tag::Prim, id);
+  throw DmciError(ErrorKind::Unbound, "unbound variable: " + name, userPosOf(rt, a[0]));
+}
+
+int listLength(const Runtime& rt, Value l) {
+  int n = 0;
+  for (; l.tag == Tag::Pair; l = rt.cdr(l)) ++n;
+  return n;
+}
+
+// (%check-arity (%lambda params rest? body name) args)
+Value checkArityPrim(Runtime& rt, const Value* a, int) {
+  Value f = rt.cdr(a[0]);  // (params rest? body name)
+  bool rest = !rt.car(rt.cdr(f)).isFalse();
+  int nfixed = listLength(rt, rt.car(f)) - (rest ? 1 : 0);
+  int argc = listLength(rt, a[1]);
+  if (argc == nfixed || (rest && argc >= nfixed)) return Value::boolean(true);
+  Value nameV = rt.car(rt.cdr(rt.cdr(rt.cdr(f))));
+  std::string name = nameV.tag == Tag::Symbol ? symbolName(nameV.i) : "lambda";
+  std::string want = std::to_string(nfixed);
+  if (rest) want = "at least " + want;
+  throw DmciError(ErrorKind::Arity, name + ": expects " + want + " argument" + (nfixed == 1 && !rest ? "" : "s") +
+                                        ", got " + std::to_string(argc));
+}
+
+Value boxNew(Runtime& rt, const Value*, int) { return Value::make(Tag::Box, rt.alloc(1)); }
+
+Value boxSet(Runtime& rt, const Value* a, int) {
+  if (a[0].tag != Tag::Box) wrongType(rt, "%box-set!", 0, a[0], "a box");
+  if (rt.heap[a[0].i].tag != Tag::Unset) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice");
+  rt.heap[a[0].i] = a[1];
+  return Value::boolean(true);
+}
+
+Value boxRef(Runtime& rt, const Value* a, int) {
+  if (a[0].tag != Tag::Box) wrongType(rt, "%box-ref", 0, a[0], "a box");
+  const Value& v = rt.heap[a[0].i];
+  if (v.tag == Tag::Unset)
+    throw DmciError(ErrorKind::Unbound, (a[1].tag == Tag::Symbol ? symbolName(a[1].i) : std::string("?")) +
+                                            ": used before its definition");
+  return v;
+}
+
+Value isBox(Runtime&, const Value* a, int) { return Value::boolean(a[0].tag == Tag::Box); }
+
+}  // namespace
+
+void addInternalPrims(std::vector<Primitive>& t) {
+  auto row = [&](const char* name, int lo, int hi, PrimFn f, const char* doc) {
+    t.push_back({name, lo, hi, f, nullptr, nullptr, PrimFamily::Internal, doc, ""});
+  };
+  row("%at", 1, 1, at, "(%at node) marks the user's expression being applied, for error positions");
+  row("%global", 1, 1, global, "(%global (%ref . name)) is the primitive called name, else an unbound-variable error");
+  row("%check-arity", 2, 2, checkArityPrim, "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
+  row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh write-once cell for a letrec* variable");
+  row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once");
+  row("%box-ref", 2, 2, boxRef, "(%box-ref box name) is the box's value, or a used-before-definition error");
+  row("%box?", 1, 1, isBox, "(%box? v) is #t for a box");
+}
+
+}  // namespace dmci

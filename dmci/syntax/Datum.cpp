@@ -1,0 +1,247 @@
+// Datum constructors, structural equality and the printer whose output the reader reads back.
+#include "syntax/Datum.h"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+
+#include "syntax/Reader.h"
+
+namespace dmci {
+namespace {
+
+std::shared_ptr<Datum> make(DatumKind k, SrcPos p) {
+  auto d = std::make_shared<Datum>();
+  d->kind = k;
+  d->pos = p;
+  return d;
+}
+
+void appendHex(std::string& out, uint32_t v) {
+  char buf[16];
+  auto r = std::to_chars(buf, buf + sizeof buf, v, 16);
+  out.append(buf, r.ptr);
+}
+
+void appendUtf8(std::string& out, uint32_t c) {
+  if (c < 0x80) {
+    out += char(c);
+  } else if (c < 0x800) {
+    out += char(0xC0 | (c >> 6));
+    out += char(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += char(0xE0 | (c >> 12));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+  } else {
+    out += char(0xF0 | (c >> 18));
+    out += char(0x80 | ((c >> 12) & 0x3F));
+    out += char(0x80 | ((c >> 6) & 0x3F));
+    out += char(0x80 | (c & 0x3F));
+  }
+}
+
+bool isControl(unsigned char c) { return c < 0x20 || c == 0x7F; }
+
+// Writes the body of a string or |symbol| literal, escaping `quote` and backslash.
+void appendEscaped(std::string& out, const std::string& s, char quote) {
+  for (char ch : s) {
+    auto c = static_cast<unsigned char>(ch);
+    if (ch == quote || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (isControl(c)) {
+      out += "\\x";
+      appendHex(out, c);
+      out += ';';
+    } else {
+      out += ch;
+    }
+  }
+}
+
+// Characters that can appear anywhere in a symbol printed without bars.
+bool isPlainSymbolChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::strchr("!$%&*/:<=>?^_~+-.@", c) != nullptr;
+}
+
+// True when the bare name reads back as this very symbol; otherwise it needs |bars|.
+bool printsBare(const std::string& name) {
+  if (name.empty()) return false;
+  char c0 = name[0];
+  bool plainStart = (c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || std::strchr("!$%&*/:<=>?^_~", c0);
+  bool plain = plainStart;
+  for (size_t i = 0; plain && i < name.size(); ++i) plain = isPlainSymbolChar(name[i]);
+  if (plain) return true;
+  for (char c : name)
+    if (isControl(static_cast<unsigned char>(c)) || c == '|') return false;
+  // Rare names (peculiar identifiers, non-ASCII, odd punctuation): ask the reader itself.
+  auto r = readAll(name, "");
+  return r.ok() && r.value().size() == 1 && r.value()[0]->kind == DatumKind::Symbol && r.value()[0]->text == name;
+}
+
+void printChar(std::string& out, uint32_t c) {
+  static const struct {
+    uint32_t code;
+    const char* name;
+  } kNames[] = {{' ', "space"},   {'\n', "newline"}, {'\t', "tab"},    {0, "null"},     {7, "alarm"},
+                {8, "backspace"}, {0x7F, "delete"},  {0x1B, "escape"}, {'\r', "return"}};
+  out += "#\\";
+  for (const auto& n : kNames)
+    if (n.code == c) {
+      out += n.name;
+      return;
+    }
+  bool surrogate = c >= 0xD800 && c <= 0xDFFF;
+  if ((c > 0x20 && c < 0x7F) || (c >= 0xA0 && c <= 0x10FFFF && !surrogate)) {
+    appendUtf8(out, c);
+  } else {
+    out += 'x';
+    appendHex(out, c);
+  }
+}
+
+void printTo(std::string& out, const Datum& d) {
+  switch (d.kind) {
+    case DatumKind::Nil:
+      out += "()";
+      return;
+    case DatumKind::Bool:
+      out += d.boolean ? "#t" : "#f";
+      return;
+    case DatumKind::Number:
+      out += formatNumber(d.number);
+      return;
+    case DatumKind::Char:
+      printChar(out, d.ch);
+      return;
+    case DatumKind::Symbol:
+      if (printsBare(d.text)) {
+        out += d.text;
+      } else {
+        out += '|';
+        appendEscaped(out, d.text, '|');
+        out += '|';
+      }
+      return;
+    case DatumKind::String:
+      out += '"';
+      appendEscaped(out, d.text, '"');
+      out += '"';
+      return;
+    case DatumKind::List:
+      out += '(';
+      for (size_t i = 0; i < d.items.size(); ++i) {
+        if (i) out += ' ';
+        printTo(out, *d.items[i]);
+      }
+      if (d.tail) {
+        out += " . ";
+        printTo(out, *d.tail);
+      }
+      out += ')';
+      return;
+  }
+}
+
+}  // namespace
+
+DatumPtr Datum::nil(SrcPos p) { return make(DatumKind::Nil, p); }
+
+DatumPtr Datum::boolean_(bool b, SrcPos p) {
+  auto d = make(DatumKind::Bool, p);
+  d->boolean = b;
+  return d;
+}
+
+DatumPtr Datum::num(double v, SrcPos p) {
+  auto d = make(DatumKind::Number, p);
+  d->number = v;
+  return d;
+}
+
+DatumPtr Datum::character(uint32_t c, SrcPos p) {
+  auto d = make(DatumKind::Char, p);
+  d->ch = c;
+  return d;
+}
+
+DatumPtr Datum::symbol(std::string name, SrcPos p) {
+  auto d = make(DatumKind::Symbol, p);
+  d->text = std::move(name);
+  return d;
+}
+
+DatumPtr Datum::string(std::string s, SrcPos p) {
+  auto d = make(DatumKind::String, p);
+  d->text = std::move(s);
+  return d;
+}
+
+DatumPtr Datum::list(std::vector<DatumPtr> items, SrcPos p, DatumPtr tail) {
+  if (tail && tail->kind == DatumKind::List) {
+    items.insert(items.end(), tail->items.begin(), tail->items.end());
+    tail = tail->tail;
+  } else if (tail && tail->kind == DatumKind::Nil) {
+    tail = nullptr;
+  }
+  if (items.empty()) return tail ? tail : nil(p);
+  auto d = make(DatumKind::List, p);
+  d->items = std::move(items);
+  d->tail = std::move(tail);
+  return d;
+}
+
+const std::string& Datum::head() const {
+  static const std::string kNone;
+  if (kind == DatumKind::List && items[0]->kind == DatumKind::Symbol) return items[0]->text;
+  return kNone;
+}
+
+std::string print(const Datum& d) {
+  std::string out;
+  printTo(out, d);
+  return out;
+}
+
+bool equalDatum(const Datum& a, const Datum& b) {
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case DatumKind::Nil:
+      return true;
+    case DatumKind::Bool:
+      return a.boolean == b.boolean;
+    case DatumKind::Number:
+      if (std::isnan(a.number) || std::isnan(b.number)) return std::isnan(a.number) && std::isnan(b.number);
+      return std::bit_cast<uint64_t>(a.number) == std::bit_cast<uint64_t>(b.number);
+    case DatumKind::Char:
+      return a.ch == b.ch;
+    case DatumKind::Symbol:
+    case DatumKind::String:
+      return a.text == b.text;
+    case DatumKind::List:
+      if (a.items.size() != b.items.size() || bool(a.tail) != bool(b.tail)) return false;
+      for (size_t i = 0; i < a.items.size(); ++i)
+        if (!equalDatum(*a.items[i], *b.items[i])) return false;
+      return !a.tail || equalDatum(*a.tail, *b.tail);
+  }
+  return false;
+}
+
+std::string formatNumber(double v) {
+  if (std::isnan(v)) return "+nan.0";
+  if (std::isinf(v)) return v > 0 ? "+inf.0" : "-inf.0";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return std::string(buf, r.ptr);
+}
+
+}  // namespace dmci
