@@ -27,7 +27,9 @@ const char* routeName(Route r) {
 Result<Program> Program::fromText(const std::string& text, const std::string& file) {
   auto forms = readAll(text, file);
   if (!forms) return forms.error();
-  auto core = expandProgram(*forms);
+  ExpandOptions opts;
+  opts.file = file;
+  auto core = expandProgram(*forms, opts);
   if (!core) return core.error();
   Program p;
   p.file_ = file;
@@ -98,36 +100,61 @@ Evaluator::Evaluator(const Program& p, std::vector<std::string> params, EvalOpti
       return;
     }
     graph_ = *g;
-    programData_ = programData(**linked);
+  }
+  auto prepared = catchErrors([&] {
+    prepare(*linked);
+    return true;
+  });
+  if (!prepared) {
+    setupErr_ = prepared.error();
+    return;
   }
   setup_ = true;
 }
 
+// The position of the expression whose value is the program's value.
+static SrcPos valuePosition(const CoreExpr* e) {
+  for (;;) {
+    if (e->kind == CoreKind::Let || e->kind == CoreKind::Letrec) e = e->body.get();
+    else if (e->kind == CoreKind::Begin) e = e->kids.back().get();
+    else return e->pos;
+  }
+}
+
+void Evaluator::prepare(const ExprPtr& linked) {
+  valuePos_ = valuePosition(linked.get());
+  rt_.reset();
+  for (const auto& name : params_) {
+    bool active = opts_.gradient && std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end();
+    paramSlots_.push_back(active ? rt_.newSlot() : -1);
+  }
+  machine_ = std::make_unique<Machine>(*graph_, rt_);
+  bool literalLeaves = opts_.gradient && opts_.wrtLiterals;
+  machine_->loadConstants(opts_.route == Route::Direct && literalLeaves);
+  if (opts_.route != Route::Direct) {
+    bool tower = opts_.route == Route::Dmci2;
+    auto args = mceArguments(rt_, *programData(*linked), params_, literalLeaves ? &literals_ : nullptr, tower);
+    analysed_ = machine_->run(args.graph);
+    if (tower) analysed_ = machine_->call(analysed_, {args.tower});
+  }
+  mark_ = rt_.mark();
+}
+
 Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
   if (!setup_) return setupErr_;
+  if (values.size() != params_.size())
+    return Error{ErrorKind::Usage, "expected " + std::to_string(params_.size()) + " parameter values", {}};
   return catchErrors([&]() -> Evaluation {
-    rt_.reset();
+    rt_.resetTo(mark_);
     rt_.taping = opts_.gradient;
-    Machine m(*graph_, rt_);
-    m.loadConstants(opts_.route == Route::Direct && opts_.wrtLiterals);
     std::vector<Value> params;
-    for (size_t k = 0; k < values.size(); ++k) {
-      bool active = std::find(opts_.wrt.begin(), opts_.wrt.end(), params_[k]) != opts_.wrt.end();
-      params.push_back(active && opts_.gradient ? rt_.leaf(values[k]) : Value::real(values[k]));
-    }
-    if (opts_.route == Route::Direct) {
-      Value out = m.run(params);
-      return finish(out, m, params, m.literals());
-    }
-    std::vector<Literal> literals;
-    auto mceParams = mceArguments(rt_, *programData_, params_, params, opts_.wrtLiterals ? &literals : nullptr,
-                                  opts_.route == Route::Dmci2);
-    Value out = m.run(mceParams);
-    return finish(out, m, params, literals);
+    for (size_t k = 0; k < values.size(); ++k) params.push_back(Value::real(values[k], paramSlots_[k]));
+    if (opts_.route == Route::Direct) return finish(machine_->run(params), params, machine_->literals());
+    return finish(machine_->call(analysed_, {heapList(rt_, params)}), params, literals_);
   });
 }
 
-Evaluation Evaluator::finish(const Value& out, Machine& m, const std::vector<Value>& params,
+Evaluation Evaluator::finish(const Value& out, const std::vector<Value>& params,
                              const std::vector<Literal>& literals) {
   Evaluation ev;
   if (out.tag == Tag::Real) {
@@ -140,9 +167,9 @@ Evaluation Evaluator::finish(const Value& out, Machine& m, const std::vector<Val
     for (double x : ev.tensor) ev.value += x;
   } else {
     throw DmciError(ErrorKind::Type, "the program's value must be a number or a tensor, got " + rt_.show(out),
-                    SrcPos{});
+                    valuePos_);
   }
-  ev.stats = m.stats();
+  ev.stats = machine_->stats();
   ev.heapCells = rt_.heap.size();
   ev.tapeEntries = rt_.tape.size();
   if (!opts_.gradient) return ev;
@@ -150,7 +177,7 @@ Evaluation Evaluator::finish(const Value& out, Machine& m, const std::vector<Val
   auto grad = [&](int32_t slot) { return slot >= 0 && slot < static_cast<int32_t>(adj.size()) ? adj[slot] : 0.0; };
   for (const auto& w : opts_.wrt) {
     auto it = std::find(params_.begin(), params_.end(), w);
-    ev.gradient.emplace_back(w, grad(params[static_cast<size_t>(it - params_.begin())].i));
+    ev.gradient.emplace_back(w, grad(paramSlots_[static_cast<size_t>(it - params_.begin())]));
   }
   if (opts_.wrtLiterals)
     for (const auto& l : literals) ev.gradient.emplace_back(l.pos.str(), grad(l.slot));

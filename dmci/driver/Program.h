@@ -67,8 +67,10 @@ class Program {
   ExprPtr core_;
 };
 
-// A program prepared for repeated evaluation with one set of parameter names:
-// the graph is compiled once; the runtime's memory is reused between runs.
+// A program prepared for repeated evaluation with one set of parameter names.
+// Set-up happens once: the direct route lowers the program and builds its
+// constants; the dmci routes build the program as data and let mce.scm
+// analyse it. Each run then frees only what the run itself built.
 class Evaluator {
  public:
   Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts);
@@ -78,14 +80,19 @@ class Evaluator {
  private:
   EvalOptions opts_;
   std::vector<std::string> params_;
+  std::vector<int32_t> paramSlots_;            // tape slot of each parameter, -1 when not differentiated
   std::shared_ptr<const ComputeGraph> graph_;  // direct: the program's; dmci: mce.scm's
-  DatumPtr programData_;                       // dmci: the program as data
   Runtime rt_;
+  std::unique_ptr<Machine> machine_;
+  Value analysed_;                // dmci: the evaluator's analysis of the program, a procedure
+  std::vector<Literal> literals_;  // dmci: the program's literals, as leaves
+  Runtime::Mark mark_{};           // what survives between evaluations
+  SrcPos valuePos_;                // the expression giving the program's value
   bool setup_ = false;
   Error setupErr_;
 
-  Evaluation finish(const Value& out, Machine& m, const std::vector<Value>& params,
-                    const std::vector<Literal>& literals);
+  void prepare(const ExprPtr& linked);
+  Evaluation finish(const Value& out, const std::vector<Value>& params, const std::vector<Literal>& literals);
 };
 
 }  // namespace dmci

@@ -8,6 +8,7 @@ namespace dmci {
 Machine::Machine(const ComputeGraph& g, Runtime& rt) : g_(g), rt_(rt) {
   stack_.reserve(1024);
   frames_.reserve(256);
+  for (const auto& b : g.blocks) library_.push_back(b.pos.inLibrary() ? 1 : 0);
 }
 
 void Machine::loadConstants(bool literalLeaves) {
@@ -39,6 +40,27 @@ void Machine::spreadApply(const Value* first, int n) {
   if (l.tag != Tag::Nil) throw DmciError(ErrorKind::Type, "apply: last argument must be a proper list, got " + rt_.show(first[n - 1]));
 }
 
+template <class F>
+Value Machine::located(int32_t& block, int32_t& pc, F body) {
+  try {
+    return body();
+  } catch (DmciError& e) {
+    Error err = e.error();
+    if (!err.pos.known()) {
+      SrcPos user = rt_.userNode >= 0 ? rt_.positionOf(rt_.userNode) : SrcPos{};
+      err.pos = user.known() ? user : block >= 0 ? g_.blocks[block].where[pc] : SrcPos{};
+    }
+    // An error inside a library procedure (map, fold-left, ...) is reported at the user's call.
+    for (size_t k = frames_.size(); err.pos.inLibrary() && k-- > 0;) {
+      const Frame& f = frames_[k];
+      SrcPos call = g_.blocks[f.block].where[f.pc - 1];
+      if (!call.inLibrary()) err.pos = call;
+    }
+    if (err.pos.inLibrary() && userCallBlock_ >= 0) err.pos = g_.blocks[userCallBlock_].where[userCallPc_];
+    throw DmciError(err);
+  }
+}
+
 Value Machine::run(const std::vector<Value>& params) {
   if (params.size() != g_.params.size())
     throw DmciError(ErrorKind::Usage, "the graph takes " + std::to_string(g_.params.size()) + " parameters, " +
@@ -46,17 +68,24 @@ Value Machine::run(const std::vector<Value>& params) {
   stack_.clear();
   frames_.clear();
   stats_ = {};
-  int32_t block = g_.entry;
-  int32_t pc = 0;
-  try {
-    return loopFrom(params, block, pc);
-  } catch (DmciError& e) {
-    if (e.error().pos.known()) throw;
-    Error err = e.error();
-    SrcPos user = rt_.userNode >= 0 ? rt_.positionOf(rt_.userNode) : SrcPos{};
-    err.pos = user.known() ? user : g_.blocks[block].where[pc];
-    throw DmciError(err);
-  }
+  userCallBlock_ = -1;
+  int32_t block = g_.entry, pc = 0;
+  stack_.resize(static_cast<size_t>(g_.blocks[block].nslots));
+  return located(block, pc, [&] { return loopFrom(params, block, pc, -1); });
+}
+
+Value Machine::call(const Value& f, const std::vector<Value>& args) {
+  stack_.clear();
+  frames_.clear();
+  stats_ = {};
+  int32_t block = -1, pc = 0, base = 0, env = -1;
+  static const std::vector<Value> none;
+  return located(block, pc, [&] {
+    args_ = args;
+    Value result;
+    if (!enter(f, block, pc, base, env, result)) return result;
+    return loopFrom(none, block, pc, env);
+  });
 }
 
 }  // namespace dmci
@@ -100,10 +129,9 @@ bool Machine::enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t
   return true;
 }
 
-Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc) {
-  int32_t base = 0, env = -1;
+Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc, int32_t env) {
+  int32_t base = 0;
   const uint64_t maxSteps = rt_.budget().steps;
-  stack_.resize(static_cast<size_t>(g_.blocks[block].nslots));
   for (;;) {
     const Instr& in = g_.blocks[block].code[pc];
     if (++stats_.steps > maxSteps) rt_.budgetExceeded("steps");
@@ -119,6 +147,19 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
         const Primitive& p = prim(in.a);
         checkArity(p, in.c);
         s[in.dst] = p.forward(rt_, s + in.b, in.c);
+        break;
+      }
+      case Op::Prim1: {
+        const Primitive& p = prim(in.a);
+        checkArity(p, 1);
+        s[in.dst] = p.forward(rt_, s + in.b, 1);
+        break;
+      }
+      case Op::Prim2: {
+        const Primitive& p = prim(in.a);
+        checkArity(p, 2);
+        Value two[2] = {s[in.b], s[in.c]};
+        s[in.dst] = p.forward(rt_, two, 2);
         break;
       }
       case Op::Closure: {
@@ -140,6 +181,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       case Op::TailApply: {
         bool tail = in.op == Op::TailCall || in.op == Op::TailApply;
         Value f = s[in.a];
+        if (!library_[block]) userCallBlock_ = block, userCallPc_ = pc;
         if (in.op == Op::Call || in.op == Op::TailCall)
           args_.assign(s + in.b, s + in.b + in.c);
         else

@@ -32,6 +32,8 @@ class Machine {
 
   // Runs the entry block with the given parameter values.
   Value run(const std::vector<Value>& params);
+  // Applies a procedure value (a closure this graph made, or a primitive) to arguments.
+  Value call(const Value& f, const std::vector<Value>& args);
   const RunStats& stats() const { return stats_; }
 
  private:
@@ -50,9 +52,15 @@ class Machine {
   std::vector<Value> stack_;
   std::vector<Frame> frames_;
   std::vector<Value> args_;  // scratch: the arguments of the call being made
+  std::vector<uint8_t> library_;  // per block: a library procedure's code (the prelude)
+  int32_t userCallBlock_ = -1;    // the last call made from the user's own code,
+  int32_t userCallPc_ = 0;        // where errors inside library procedures are reported
   RunStats stats_;
 
-  Value loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc);
+  Value loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc, int32_t env);
+  // Runs body() and gives a position-less error the position of the failing instruction.
+  template <class F>
+  Value located(int32_t& block, int32_t& pc, F body);
   // Enters `callee` with args_; returns false (and sets `result`) when it is a primitive.
   bool enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Value& result);
   void spreadApply(const Value* first, int n);

@@ -49,6 +49,20 @@ void Runtime::reset() {
   nslots_ = 0;
   cellPos.clear();
   userLo = userHi = 0;
+  userCell.clear();
+  userNode = -1;
+  start_ = std::chrono::steady_clock::now();
+}
+
+void Runtime::resetTo(const Mark& m) {
+  heap.resize(m.heap);
+  strings.resize(m.strings);
+  tensors.resize(m.tensors);
+  tensorData.resize(m.tensorData);
+  tape.resize(m.tape);
+  tensorOps.resize(m.tensorOps);
+  cellPos.resize(m.cellPos);
+  nslots_ = m.nslots;
   userNode = -1;
   start_ = std::chrono::steady_clock::now();
 }

@@ -60,6 +60,19 @@ class Runtime {
   explicit Runtime(Budget b = {}) : budget_(b) {}
 
   void reset();  // frees heap, tape, tensors and strings; keeps capacity
+
+  // A point to return to: what was built before it (a program's data, the
+  // evaluator's analysis of it, the leaves) survives resetTo(); what was
+  // built after it, one evaluation's heap and tape, is freed.
+  struct Mark {
+    size_t heap, strings, tensors, tensorData, tape, tensorOps, cellPos;
+    int32_t nslots;
+  };
+  Mark mark() const {
+    return {heap.size(), strings.size(), tensors.size(), tensorData.size(), tape.size(), tensorOps.size(),
+            cellPos.size(), nslots_};
+  }
+  void resetTo(const Mark& m);
   const Budget& budget() const { return budget_; }
   void setBudget(const Budget& b) { budget_ = b; }
 
@@ -135,8 +148,12 @@ class Runtime {
   // --- positions in the user's program, for errors raised through mce.scm ---
   std::vector<std::pair<int32_t, SrcPos>> cellPos;  // heap address of a materialised pair -> its source
   int32_t userLo = 0, userHi = 0;                   // heap range holding the user's program as data
+  std::vector<uint8_t> userCell;                    // [addr - userLo]: a node of the user's own source
   int32_t userNode = -1;                            // the user's expression being applied (mce.scm's %at)
   SrcPos positionOf(int32_t cell) const;
+  bool isUserNode(const Value& v) const {
+    return v.tag == Tag::Pair && v.i >= userLo && v.i < userHi && userCell[static_cast<size_t>(v.i - userLo)];
+  }
 
   // --- display, for error messages and results ---
   std::string show(const Value& v, int depth = 0) const;

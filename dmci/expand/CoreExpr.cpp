@@ -58,8 +58,7 @@ ExprPtr CoreExpr::if_(ExprPtr c, ExprPtr t, ExprPtr el, SrcPos p) {
   return e;
 }
 
-ExprPtr CoreExpr::lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p,
-                         std::string name) {
+ExprPtr CoreExpr::lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p, std::string name) {
   auto e = node(CoreKind::Lambda, p);
   e->params = std::move(params);
   e->variadic = variadic;

@@ -12,16 +12,13 @@ namespace {
 // The reader nests at most 1000 deep; the expander recurses once per nesting level.
 constexpr int kMaxExpandDepth = 1100;
 
-[[noreturn]] void fail(const Datum& d, const std::string& msg) {
-  throw DmciError(ErrorKind::Form, msg, d.pos);
-}
+[[noreturn]] void fail(const Datum& d, const std::string& msg) { throw DmciError(ErrorKind::Form, msg, d.pos); }
 
 bool isReservedName(const std::string& name) { return !name.empty() && name[0] == '%'; }
 
 bool isMutator(const std::string& name) {
   static const std::unordered_set<std::string> kMutators = {
-      "set-car!",    "set-cdr!",     "vector-set!", "vector-fill!",
-      "string-set!", "string-fill!", "list-set!"};
+      "set-car!", "set-cdr!", "vector-set!", "vector-fill!", "string-set!", "string-fill!", "list-set!"};
   return kMutators.count(name) != 0;
 }
 
@@ -94,7 +91,8 @@ class Expander {
   class DepthGuard {
    public:
     DepthGuard(Expander& x, const Datum& d) : x_(x) {
-      if (++x_.depth_ > kMaxExpandDepth) fail(d, "expression nested too deeply");
+      if (x_.depth_ >= kMaxExpandDepth) fail(d, "expression nested too deeply");
+      ++x_.depth_;
     }
     ~DepthGuard() { --x_.depth_; }
 
@@ -104,8 +102,13 @@ class Expander {
 
   bool isBound(const std::string& n) const { return bound_.count(n) != 0; }
   bool isKeyword(const Datum& d, const char* kw) const { return d.isSymbol(kw) && !isBound(kw); }
+  // A temporary name; %-names cannot clash with user names, and with allowInternal
+  // a name already bound here is skipped.
   std::string fresh(const std::string& prefix) {
-    return "%" + prefix + std::to_string(++counters_[prefix]);
+    std::string name;
+    do name = "%" + prefix + std::to_string(++counters_[prefix]);
+    while (isBound(name));
+    return name;
   }
 
   // Names and parameter lists.
@@ -119,11 +122,9 @@ class Expander {
   // Bodies and definitions.
   bool isDefine(const Datum& d) const;
   bool isSplicedBegin(const Datum& d, int depth = 0) const;
-  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
-                   Scope& scope);
+  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, Scope& scope);
   ExprPtr body(const DatumPtr& where, size_t from, const std::string& what);
-  ExprPtr bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where,
-                 const std::string& what);
+  ExprPtr bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where, const std::string& what);
   ExprPtr letrecBody(const std::vector<BodyForm>& forms, size_t lastDefine, const Datum& where);
   const std::string& defineName(const Datum& d);
   ExprPtr defineValue(const DatumPtr& d);
@@ -139,8 +140,8 @@ class Expander {
   ExprPtr defineInExpr(const DatumPtr& d);
   ExprPtr begin(const DatumPtr& d);
   ExprPtr let(const DatumPtr& d);
-  ExprPtr namedLet(const DatumPtr& d, const std::string& name, const Datum& bindings,
-                   size_t bodyFrom, const std::string& what);
+  ExprPtr namedLet(const DatumPtr& d, const std::string& name, const Datum& bindings, size_t bodyFrom,
+                   const std::string& what);
   ExprPtr letStar(const DatumPtr& d);
   ExprPtr letrec(const DatumPtr& d);
   ExprPtr cond(const DatumPtr& d);
@@ -190,7 +191,8 @@ const std::unordered_map<std::string, Expander::Handler>& Expander::keywords() {
       {"unless", &Expander::unless},
       {"do", &Expander::do_},
       {"loop", &Expander::loop},
-      {"set!", &Expander::mutation}};
+      {"set!", &Expander::mutation},
+  };
   return kTable;
 }
 
@@ -240,8 +242,7 @@ std::vector<BindingForm> Expander::bindingForms(const Datum& d, const std::strin
   if (!d.isProperList()) fail(d, what + ": bindings must be a list ((name expr) ...)");
   std::vector<BindingForm> out;
   for (const auto& b : d.items) {
-    if (b->kind != DatumKind::List || b->tail || b->items.size() != 2)
-      fail(*b, what + ": binding must be (name expr)");
+    if (b->kind != DatumKind::List || b->tail || b->items.size() != 2) fail(*b, what + ": binding must be (name expr)");
     bindableName(*b->items[0], what);
     out.push_back({b->items[0], b->items[1], nullptr});
   }
@@ -251,22 +252,18 @@ std::vector<BindingForm> Expander::bindingForms(const Datum& d, const std::strin
 // ---------------------------------------------------------------------------
 // Bodies and definitions
 
-bool Expander::isDefine(const Datum& d) const {
-  return d.kind == DatumKind::List && isKeyword(*d.items[0], "define");
-}
+bool Expander::isDefine(const Datum& d) const { return d.kind == DatumKind::List && isKeyword(*d.items[0], "define"); }
 
 // A (begin ...) in a body is spliced when it holds a definition (R7RS 5.6.1).
 bool Expander::isSplicedBegin(const Datum& d, int depth) const {
   if (d.kind != DatumKind::List || d.tail || !isKeyword(*d.items[0], "begin")) return false;
   if (depth > kMaxExpandDepth) fail(d, "expression nested too deeply");
-  return std::any_of(d.items.begin() + 1, d.items.end(), [&](const DatumPtr& x) {
-    return isDefine(*x) || isSplicedBegin(*x, depth + 1);
-  });
+  return std::any_of(d.items.begin() + 1, d.items.end(),
+                     [&](const DatumPtr& x) { return isDefine(*x) || isSplicedBegin(*x, depth + 1); });
 }
 
 // Flattens spliced begins and binds each defined name as soon as it is seen.
-void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from,
-                           std::vector<BodyForm>& out, Scope& scope) {
+void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, Scope& scope) {
   for (size_t i = from; i < forms.size(); ++i) {
     const Datum& f = *forms[i];
     if (isSplicedBegin(f)) {
@@ -288,8 +285,7 @@ ExprPtr Expander::body(const DatumPtr& where, size_t from, const std::string& wh
 }
 
 // A body: definitions (letrec*) and expressions, the last of which gives the value.
-ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where,
-                         const std::string& what) {
+ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where, const std::string& what) {
   bool isProgram = what == "program";
   if (from >= forms.size()) fail(where, what + ": body is empty");
   Scope scope(*this);
@@ -297,8 +293,8 @@ ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const 
   collectBody(forms, from, parts, scope);
   if (parts.empty()) fail(where, what + ": body is empty");
   if (!parts.back().name.empty())
-    fail(*parts.back().form, isProgram ? "program has no expression to evaluate"
-                                       : what + ": body must end with an expression");
+    fail(*parts.back().form,
+         isProgram ? "program has no expression to evaluate" : what + ": body must end with an expression");
   size_t lastDefine = parts.size();
   for (size_t i = 0; i < parts.size(); ++i)
     if (!parts[i].name.empty()) lastDefine = i;
@@ -311,8 +307,7 @@ ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const 
 }
 
 // (letrec* ((%seq1 e) (x v) ...) rest): expressions before a definition keep their place.
-ExprPtr Expander::letrecBody(const std::vector<BodyForm>& parts, size_t lastDefine,
-                             const Datum& where) {
+ExprPtr Expander::letrecBody(const std::vector<BodyForm>& parts, size_t lastDefine, const Datum& where) {
   std::vector<Binding> bs;
   for (size_t i = 0; i <= lastDefine; ++i) {
     if (parts[i].name.empty())
@@ -327,8 +322,7 @@ ExprPtr Expander::letrecBody(const std::vector<BodyForm>& parts, size_t lastDefi
 
 // Checks the shape of a definition and returns the name it defines.
 const std::string& Expander::defineName(const Datum& d) {
-  static const std::string kUsage =
-      "define: expects (define name expr) or (define (name . params) body...)";
+  static const std::string kUsage = "define: expects (define name expr) or (define (name . params) body...)";
   if (d.tail || d.items.size() < 2) fail(d, kUsage);
   const Datum* target = d.items[1].get();
   if (target->kind == DatumKind::Symbol) {
@@ -346,20 +340,17 @@ ExprPtr Expander::defineValue(const DatumPtr& d) {
   if (target->kind == DatumKind::Symbol) return expr(d->items[2]);
   // ((f a) b) defines f as (lambda (a) (lambda (b) body)): innermost target first.
   std::vector<const Datum*> targets;
-  for (; target->kind == DatumKind::List; target = target->items[0].get())
-    targets.push_back(target);
+  for (; target->kind == DatumKind::List; target = target->items[0].get()) targets.push_back(target);
   std::reverse(targets.begin(), targets.end());
   return curriedLambda(targets, 0, d);
 }
 
-ExprPtr Expander::curriedLambda(const std::vector<const Datum*>& targets, size_t k,
-                                const DatumPtr& form) {
+ExprPtr Expander::curriedLambda(const std::vector<const Datum*>& targets, size_t k, const DatumPtr& form) {
   const Datum& t = *targets[k];
   Formals f = paramsFrom(t, 1, "define");
   Scope scope(*this);
   scope.add(f.names);
-  ExprPtr b =
-      k + 1 < targets.size() ? curriedLambda(targets, k + 1, form) : body(form, 2, "define");
+  ExprPtr b = k + 1 < targets.size() ? curriedLambda(targets, k + 1, form) : body(form, 2, "define");
   if (k == 0) return CoreExpr::lambda(f.names, f.variadic, b, form->pos, t.items[0]->text);
   return CoreExpr::lambda(f.names, f.variadic, b, t.pos);
 }
@@ -447,9 +438,7 @@ ExprPtr Expander::mutation(const DatumPtr& d) {
   fail(*d, "set!: mutation is not supported: the heap is single-assignment");
 }
 
-ExprPtr Expander::strayUnquote(const DatumPtr& d) {
-  fail(*d, d->items[0]->text + ": only allowed inside quasiquote");
-}
+ExprPtr Expander::strayUnquote(const DatumPtr& d) { fail(*d, d->items[0]->text + ": only allowed inside quasiquote"); }
 
 // ---------------------------------------------------------------------------
 // Binding forms
@@ -476,8 +465,8 @@ ExprPtr Expander::let(const DatumPtr& d) {
 }
 
 // (let name ((v init) ...) body...) is ((letrec* ((name (lambda (v ...) body...))) name) init ...).
-ExprPtr Expander::namedLet(const DatumPtr& d, const std::string& name, const Datum& bindings,
-                           size_t bodyFrom, const std::string& what) {
+ExprPtr Expander::namedLet(const DatumPtr& d, const std::string& name, const Datum& bindings, size_t bodyFrom,
+                           const std::string& what) {
   auto bs = bindingForms(bindings, what);
   checkDistinct(bs, what);
   std::vector<ExprPtr> call{nullptr};
@@ -530,8 +519,7 @@ ExprPtr Expander::loop(const DatumPtr& d) {
 
 // (do ((var init [step]) ...) (test result...) command...) is a named-let style loop.
 ExprPtr Expander::do_(const DatumPtr& d) {
-  static const std::string kUsage =
-      "do: expects (do ((var init [step]) ...) (test expr...) command...)";
+  static const std::string kUsage = "do: expects (do ((var init [step]) ...) (test expr...) command...)";
   if (d->items.size() < 3 || !d->items[1]->isProperList()) fail(*d, kUsage);
   std::vector<BindingForm> specs;
   for (const auto& s : d->items[1]->items) {
@@ -542,8 +530,7 @@ ExprPtr Expander::do_(const DatumPtr& d) {
   }
   checkDistinct(specs, "do");
   const DatumPtr& exit = d->items[2];
-  if (exit->kind != DatumKind::List || exit->tail)
-    fail(*exit, "do: exit clause must be (test expr...)");
+  if (exit->kind != DatumKind::List || exit->tail) fail(*exit, "do: exit clause must be (test expr...)");
   std::string self = fresh("do");
   std::vector<ExprPtr> call{nullptr};
   std::vector<ExprPtr> next{CoreExpr::ref(self, d->pos)};
@@ -554,11 +541,9 @@ ExprPtr Expander::do_(const DatumPtr& d) {
     vars.push_back(s.name->text);
     scope.add(s.name->text);
   }
-  for (const auto& s : specs)
-    next.push_back(s.step ? expr(s.step) : CoreExpr::ref(s.name->text, s.name->pos));
+  for (const auto& s : specs) next.push_back(s.step ? expr(s.step) : CoreExpr::ref(s.name->text, s.name->pos));
   ExprPtr test = expr(exit->items[0]);
-  ExprPtr result =
-      exit->items.size() > 1 ? sequence(exprsFrom(exit, 1), exit->pos) : unspecified(exit->pos);
+  ExprPtr result = exit->items.size() > 1 ? sequence(exprsFrom(exit, 1), exit->pos) : unspecified(exit->pos);
   std::vector<ExprPtr> commands = exprsFrom(d, 3);
   commands.push_back(CoreExpr::app(std::move(next), d->pos));
   ExprPtr step = CoreExpr::if_(test, result, sequence(std::move(commands), d->pos), d->pos);
@@ -571,8 +556,7 @@ ExprPtr Expander::do_(const DatumPtr& d) {
 // Conditionals
 
 // The value of a clause: its expressions, or (receiver arg) for a (... => receiver) clause.
-ExprPtr Expander::clauseResult(const DatumPtr& clause, const std::string& arg,
-                               const std::string& what) {
+ExprPtr Expander::clauseResult(const DatumPtr& clause, const std::string& arg, const std::string& what) {
   const auto& items = clause->items;
   if (items.size() >= 2 && isKeyword(*items[1], "=>")) {
     if (items.size() != 3) fail(*clause, what + ": => clause must be (test => receiver)");
@@ -590,8 +574,7 @@ struct CondArm {
 };
 
 ExprPtr Expander::cond(const DatumPtr& d) {
-  if (d->items.size() < 2)
-    fail(*d, "cond: expects (cond (test expr...) ...) with at least one clause");
+  if (d->items.size() < 2) fail(*d, "cond: expects (cond (test expr...) ...) with at least one clause");
   std::vector<CondArm> arms;
   ExprPtr otherwise = unspecified(d->pos);
   for (size_t i = 1; i < d->items.size(); ++i) {
@@ -627,10 +610,8 @@ ExprPtr Expander::caseTest(const DatumPtr& clause, const std::string& key) {
   if (!data->isProperList()) fail(*data, "case: clause must start with a list of datums");
   ExprPtr k = CoreExpr::ref(key, data->pos);
   if (data->kind == DatumKind::List && data->items.size() == 1)
-    return CoreExpr::app(
-        {prim("eqv?", data->pos), k, CoreExpr::constant(data->items[0], data->pos)}, data->pos);
-  return CoreExpr::app({prim("memv", data->pos), k, CoreExpr::constant(data, data->pos)},
-                       data->pos);
+    return CoreExpr::app({prim("eqv?", data->pos), k, CoreExpr::constant(data->items[0], data->pos)}, data->pos);
+  return CoreExpr::app({prim("memv", data->pos), k, CoreExpr::constant(data, data->pos)}, data->pos);
 }
 
 ExprPtr Expander::case_(const DatumPtr& d) {
@@ -650,8 +631,7 @@ ExprPtr Expander::case_(const DatumPtr& d) {
     }
     arms.push_back({caseTest(c, key), clauseResult(c, key, "case"), "", c->pos});
   }
-  for (auto a = arms.rbegin(); a != arms.rend(); ++a)
-    rest = CoreExpr::if_(a->test, a->then, rest, a->pos);
+  for (auto a = arms.rbegin(); a != arms.rend(); ++a) rest = CoreExpr::if_(a->test, a->then, rest, a->pos);
   return CoreExpr::let({{key, keyExpr}}, rest, d->pos);
 }
 
@@ -660,8 +640,7 @@ ExprPtr Expander::and_(const DatumPtr& d) {
   std::vector<ExprPtr> es = exprsFrom(d, 1);
   ExprPtr rest = es.back();
   for (size_t i = es.size() - 1; i-- > 0;)
-    rest = CoreExpr::if_(es[i], rest, CoreExpr::constant(Datum::boolean_(false, d->pos), d->pos),
-                         d->pos);
+    rest = CoreExpr::if_(es[i], rest, CoreExpr::constant(Datum::boolean_(false, d->pos), d->pos), d->pos);
   return rest;
 }
 
@@ -702,13 +681,11 @@ size_t quasiRestIndex(const Datum& t) {
 }
 
 DatumPtr restFrom(const Datum& t, size_t i) {
-  return Datum::list({t.items.begin() + static_cast<std::ptrdiff_t>(i), t.items.end()},
-                     t.items[i]->pos, t.tail);
+  return Datum::list({t.items.begin() + static_cast<std::ptrdiff_t>(i), t.items.end()}, t.items[i]->pos, t.tail);
 }
 
 bool isUnquoteHead(const Datum& t) {
-  return t.kind == DatumKind::List &&
-         (t.items[0]->isSymbol("unquote") || t.items[0]->isSymbol("unquote-splicing"));
+  return t.kind == DatumKind::List && (t.items[0]->isSymbol("unquote") || t.items[0]->isSymbol("unquote-splicing"));
 }
 
 // Whether template t holds an unquote that is live at nesting `level`.
@@ -768,16 +745,13 @@ ExprPtr Expander::quasiList(const DatumPtr& t, int level) {
   std::vector<bool> spliced;
   for (size_t i = 0; i < k; ++i) {
     const DatumPtr& item = items[i];
-    bool splice =
-        level == 1 && item->kind == DatumKind::List && item->items[0]->isSymbol("unquote-splicing");
-    if (splice && !isQuasiForm(*item))
-      fail(*item, "unquote-splicing: expects exactly one expression");
+    bool splice = level == 1 && item->kind == DatumKind::List && item->items[0]->isSymbol("unquote-splicing");
+    if (splice && !isQuasiForm(*item)) fail(*item, "unquote-splicing: expects exactly one expression");
     heads.push_back(splice ? expr(item->items[1]) : quasi(item, level));
     spliced.push_back(splice);
   }
   for (size_t i = k; i-- > 0;)
-    rest = CoreExpr::app({prim(spliced[i] ? "append" : "cons", items[i]->pos), heads[i], rest},
-                         items[i]->pos);
+    rest = CoreExpr::app({prim(spliced[i] ? "append" : "cons", items[i]->pos), heads[i], rest}, items[i]->pos);
   return rest;
 }
 
@@ -786,7 +760,7 @@ ExprPtr Expander::quasiList(const DatumPtr& t, int level) {
 
 ExprPtr Expander::program(const std::vector<DatumPtr>& forms) {
   if (forms.empty())
-    throw DmciError(ErrorKind::Form, "program has no expression to evaluate", SrcPos{});
+    throw DmciError(ErrorKind::Form, "program has no expression to evaluate", SrcPos{internFile(opts_.file), 1, 1});
   return bodyOf(forms, 0, *forms.front(), "program");
 }
 

@@ -9,6 +9,7 @@
 // need a primitive refer to it as "%name" (e.g. %eqv?, %cons), so rebinding
 // `eqv?` or `cons` in a user program cannot change what `case` or quasiquote mean.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "expand/CoreExpr.h"
@@ -18,6 +19,7 @@ namespace dmci {
 
 struct ExpandOptions {
   bool allowInternal = false;
+  std::string file;  // names the source in the error for an empty program (reported at file:1:1)
 };
 
 // Expands a whole program (a body: defines then expressions) into one core

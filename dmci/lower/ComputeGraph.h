@@ -26,6 +26,8 @@ enum class Op : uint8_t {
   Param,       // dst <- program parameter a (a seed binding)
   PrimRef,     // dst <- the primitive a as a first-class value
   Prim,        // dst <- primitive a applied to slots [b, b+c)
+  Prim1,       // dst <- primitive a applied to slot b
+  Prim2,       // dst <- primitive a applied to slots b and c
   Closure,     // dst <- closure of block a over a new record of slots [b, b+c);
                //        c = -1: over the record of the closure in slot b (letrec groups)
   Sibling,     // dst <- closure of block a over the current environment record

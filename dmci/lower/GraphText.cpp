@@ -16,7 +16,7 @@
 namespace dmci {
 namespace {
 
-const char* const kOpNames[] = {"Const",  "Move",     "Env",      "Param",     "PrimRef", "Prim",   "Closure",
+const char* const kOpNames[] = {"Const",  "Move",     "Env",      "Param",     "PrimRef", "Prim", "Prim1", "Prim2", "Closure",
                                 "Sibling", "Call",    "TailCall", "Apply",     "TailApply", "Return", "Jump",
                                 "JumpIfFalse", "BoxNew", "BoxSet", "BoxGet",  "Unbound"};
 constexpr int kNumOps = sizeof(kOpNames) / sizeof(kOpNames[0]);

@@ -141,8 +141,7 @@ class Lowering {
 
   void ifExpr(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
     int mark = ctx.next;
-    int test = ctx.alloc();
-    expr(*e.kids[0], ctx, test, false);
+    int test = operand(*e.kids[0], ctx);
     ctx.next = mark;
     int jf = here(ctx);
     emit(ctx, {Op::JumpIfFalse, 0, test, 0}, e.pos);
@@ -165,12 +164,30 @@ class Lowering {
     return first;
   }
 
+  // The slot holding e's value: a local variable's own slot, else a fresh temporary.
+  int operand(const CoreExpr& e, BlockCtx& ctx) {
+    if (e.kind == CoreKind::Ref) {
+      Loc l = ctx.lookup(e.name);
+      if (l.kind == Loc::Slot && !l.boxed) return l.index;
+    }
+    int t = ctx.alloc();
+    expr(e, ctx, t, false);
+    return t;
+  }
+
   void app(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
     int mark = ctx.next;
     const CoreExpr& f = *e.kids[0];
     int argc = static_cast<int>(e.kids.size() - 1);
     if (f.kind == CoreKind::Ref && isGlobal(ctx, f.name) && paramIndex(f.name) < 0) {
       int id = primId(f.name);
+      if (id >= 0 && prim(id).forward && (argc == 1 || argc == 2)) {
+        int a = operand(*e.kids[1], ctx);
+        int b = argc == 2 ? operand(*e.kids[2], ctx) : 0;
+        emit(ctx, {argc == 1 ? Op::Prim1 : Op::Prim2, dst, id, a, b}, e.pos);
+        ctx.next = mark;
+        return ret(ctx, dst, tail, e.pos);
+      }
       if (id >= 0 && prim(id).forward) {
         int first = args(e.kids, 1, ctx);
         emit(ctx, {Op::Prim, dst, id, first, argc}, e.pos);

@@ -40,6 +40,12 @@ void checkInstr(const ComputeGraph& g, const CodeBlock& b, size_t pc) {
     case Op::Prim: slot(in.dst); primIndex(in.a); range(in.b, in.c);
       if (!prim(in.a).forward) bad(b, pc, "primitive has no forward rule");
       break;
+    case Op::Prim1: slot(in.dst); primIndex(in.a); slot(in.b);
+      if (!prim(in.a).forward) bad(b, pc, "primitive has no forward rule");
+      break;
+    case Op::Prim2: slot(in.dst); primIndex(in.a); slot(in.b); slot(in.c);
+      if (!prim(in.a).forward) bad(b, pc, "primitive has no forward rule");
+      break;
     case Op::Closure:
       slot(in.dst); block(in.a);
       if (in.c == -1) slot(in.b); else range(in.b, in.c);

@@ -58,20 +58,19 @@ struct DataBuilder {
   }
 };
 
-// A list of values on the heap.
-Value listOf(Runtime& rt, const std::vector<Value>& vs) {
+Value symbolList(Runtime& rt, const std::vector<std::string>& names) {
+  std::vector<Value> vs;
+  for (const auto& n : names) vs.push_back(Value::make(Tag::Symbol, internSymbol(n)));
+  return heapList(rt, vs);
+}
+
+}  // namespace
+
+Value heapList(Runtime& rt, const std::vector<Value>& vs) {
   Value l = Value::nil();
   for (size_t k = vs.size(); k-- > 0;) l = rt.cons(vs[k], l);
   return l;
 }
-
-Value symbolList(Runtime& rt, const std::vector<std::string>& names) {
-  std::vector<Value> vs;
-  for (const auto& n : names) vs.push_back(Value::make(Tag::Symbol, internSymbol(n)));
-  return listOf(rt, vs);
-}
-
-}  // namespace
 
 const std::string& mceSource() {
   static const std::string s = kMceSource;
@@ -79,7 +78,7 @@ const std::string& mceSource() {
 }
 
 const std::vector<std::string>& mceParams() {
-  static const std::vector<std::string> p{"program", "param-names", "param-values"};
+  static const std::vector<std::string> p{"program", "param-names"};
   return p;
 }
 
@@ -105,16 +104,18 @@ static const DatumPtr& mceAsData() {
   return d;
 }
 
-std::vector<Value> mceArguments(Runtime& rt, const Datum& program, const std::vector<std::string>& names,
-                                const std::vector<Value>& values, std::vector<Literal>* literals, bool tower) {
+MceArguments mceArguments(Runtime& rt, const Datum& program, const std::vector<std::string>& names,
+                          std::vector<Literal>* literals, bool tower) {
   Value evaluator = tower ? materialise(rt, *mceAsData(), nullptr) : Value::nil();
   rt.userLo = static_cast<int32_t>(rt.heap.size());
   Value data = materialise(rt, program, literals, &rt.cellPos);
   rt.userHi = static_cast<int32_t>(rt.heap.size());
+  rt.userCell.assign(static_cast<size_t>(rt.userHi - rt.userLo), 0);
+  for (const auto& [addr, pos] : rt.cellPos)
+    if (addr >= rt.userLo && addr < rt.userHi && !pos.inLibrary()) rt.userCell[static_cast<size_t>(addr - rt.userLo)] = 1;
   Value seedNames = symbolList(rt, names);
-  Value seedValues = listOf(rt, values);
-  if (!tower) return {data, seedNames, seedValues};
-  return {evaluator, symbolList(rt, mceParams()), listOf(rt, {data, seedNames, seedValues})};
+  if (!tower) return {{data, seedNames}, Value::nil()};
+  return {{evaluator, symbolList(rt, mceParams())}, heapList(rt, {data, seedNames})};
 }
 
 }  // namespace dmci

@@ -23,9 +23,17 @@ const std::vector<std::string>& mceParams();
 DatumPtr programData(const CoreExpr& linked);
 
 // The arguments of mce.scm's graph for a program: its data (numbers become
-// leaves recorded in `literals` when non-null), the seed names and values.
-// With `tower`, the program is run by mce.scm interpreting mce.scm.
-std::vector<Value> mceArguments(Runtime& rt, const Datum& program, const std::vector<std::string>& names,
-                                const std::vector<Value>& values, std::vector<Literal>* literals, bool tower);
+// leaves recorded in `literals` when non-null) and the seed's names. Running
+// the graph on them gives the analysed program, a procedure of the list of
+// seed values. With `tower`, that procedure is mce.scm's analysis of the
+// program as interpreted by mce.scm.
+struct MceArguments {
+  std::vector<Value> graph;  // for the graph: (program, param-names)
+  Value tower;               // tower only: the seed list (program param-names) for the outer procedure
+};
+MceArguments mceArguments(Runtime& rt, const Datum& program, const std::vector<std::string>& names,
+                          std::vector<Literal>* literals, bool tower);
+// A list of values on the heap.
+Value heapList(Runtime& rt, const std::vector<Value>& vs);
 
 }  // namespace dmci

@@ -1,7 +1,7 @@
 ;;; mce.scm -- the meta-circular evaluator of DMCI, written in the subset it interprets.
 ;;;
 ;;; It is compiled once to a ComputeGraph. A program then arrives as data,
-;;; expanded to core forms (dmci/mce/ProgramData.cpp builds it):
+;;; expanded to core forms (dmci/mce/Mce.cpp builds it):
 ;;;   a number                               a literal: itself, a differentiable leaf
 ;;;   (%quote . datum)                       a quoted constant
 ;;;   (%ref . name)                          a variable reference
@@ -11,93 +11,150 @@
 ;;;   (%begin e ...)
 ;;;   (%let names inits body)
 ;;;   (%letrec names inits body)             letrec*: a frame of write-once boxes
-;;; An environment is a list of frames, a frame a pair (names . values).
+;;;
+;;; It is an analysing evaluator (SICP 4.1.7): `analyse` walks an expression
+;;; once, with the static scope, and returns a procedure of the run-time
+;;; environment. Dispatch on the form and the lexical address of every
+;;; variable are settled then, not at every evaluation.
+;;;   scope        a list of frames (boxed? . names), innermost first
+;;;   environment  a list of frames, each the list of values (or boxes)
 ;;; An interpreted procedure is a host procedure, so primitives, apply and the
-;;; library procedures call it like any other; a primitive is applied by the
-;;; engine's one primitive-apply operation (apply), never by a test on its name.
-;;; Free variables: program, param-names, param-values (the seed).
+;;; library procedures call it like any other. A primitive is applied by the
+;;; engine's one primitive-apply operation, never by a test on its name.
+;;; Free variables: program and param-names (the seed's names). The value is
+;;; the analysed program, a procedure of the seed's values: the engine
+;;; analyses a program once and calls that procedure for every evaluation.
 
-;; The value of expression e in environment env.
-(define (evaluate e env)
+;; The run-time procedure for expression e in scope.
+(define (analyse e scope)
   (if (pair? e)
       (let ((tag (car e)))
-        (cond ((eq? tag '%ref) (lookup (cdr e) env e))
-              ((eq? tag '%app) (evaluate-application e env))
-              ((eq? tag '%if) (evaluate-if (cdr e) env))
-              ((eq? tag '%lambda) (make-procedure e env))
-              ((eq? tag '%let) (evaluate-let (cdr e) env))
-              ((eq? tag '%letrec) (evaluate-letrec (cdr e) env))
-              ((eq? tag '%begin) (evaluate-sequence (cdr e) env))
-              (else (cdr e))))
-      e))
+        (cond ((eq? tag '%ref) (analyse-ref (cdr e) scope e))
+              ((eq? tag '%app) (analyse-application e scope))
+              ((eq? tag '%if) (analyse-if (cdr e) scope))
+              ((eq? tag '%lambda) (analyse-lambda e scope))
+              ((eq? tag '%let) (analyse-let (cdr e) scope))
+              ((eq? tag '%letrec) (analyse-letrec (cdr e) scope))
+              ((eq? tag '%begin) (analyse-sequence (map-analyse (cdr e) scope)))
+              (else (constant (cdr e)))))
+      (constant e)))
 
-;; (if test then else): only #f is false.
-(define (evaluate-if e env)
-  (if (evaluate (car e) env)
-      (evaluate (cadr e) env)
-      (evaluate (caddr e) env)))
+;; A constant: numbers here are the program's literals, leaves of the tape.
+(define (constant v)
+  (lambda (env) v))
 
-;; An application: operator, then operands left to right, then apply.
-(define (evaluate-application e env)
-  (let ((f (evaluate (cadr e) env))
-        (args (evaluate-list (cddr e) env)))
-    (%at e)
-    (apply f args)))
-
-;; The values of a list of expressions, left to right.
-(define (evaluate-list es env)
+;; The run-time procedures of a list of expressions.
+(define (map-analyse es scope)
   (if (null? es)
       '()
-      (let ((v (evaluate (car es) env)))
-        (cons v (evaluate-list (cdr es) env)))))
+      (cons (analyse (car es) scope) (map-analyse (cdr es) scope))))
 
-;; A sequence: each expression in turn, the last in tail position.
-(define (evaluate-sequence es env)
-  (if (null? (cdr es))
-      (evaluate (car es) env)
-      (begin (evaluate (car es) env)
-             (evaluate-sequence (cdr es) env))))
+;; The values of analysed expressions, left to right.
+(define (run-list ps env)
+  (if (null? ps)
+      '()
+      (let ((v ((car ps) env)))
+        (cons v (run-list (cdr ps) env)))))
 
-;; A variable: the innermost frame that binds it, else a primitive.
-(define (lookup name env node)
-  (if (null? env)
-      (%global node)
-      (let ((hit (frame-ref name (caar env) (cdar env))))
-        (if (null? hit)
-            (lookup name (cdr env) node)
-            (let ((v (car hit)))
-              (if (%box? v) (%box-ref v name) v))))))
+;; A variable: its lexical address, else a primitive, else an error when evaluated.
+(define (analyse-ref name scope node)
+  (let ((address (locate name scope 0)))
+    (cond (address (access (car address) (cadr address) (caddr address) node))
+          ((%primitive node) (constant (%primitive node)))
+          (else (lambda (env) (%global node))))))
 
-;; The tail of vals whose car is name's value, or () when names lacks name.
-(define (frame-ref name names vals)
-  (cond ((null? names) '())
-        ((eq? name (car names)) vals)
-        (else (frame-ref name (cdr names) (cdr vals)))))
+;; (depth index boxed?) of name in scope, or #f.
+(define (locate name scope depth)
+  (if (null? scope)
+      #f
+      (let ((index (position name (cdar scope) 0)))
+        (if index
+            (list depth index (caar scope))
+            (locate name (cdr scope) (+ depth 1))))))
+
+;; The index of name in names, or #f.
+(define (position name names i)
+  (cond ((null? names) #f)
+        ((eq? name (car names)) i)
+        (else (position name (cdr names) (+ i 1)))))
+
+;; The procedure reading the variable at depth and index, unboxing a letrec* variable.
+(define (access depth index boxed? node)
+  (let ((get (frame-accessor depth index)))
+    (if boxed?
+        (lambda (env) (%box-ref (get env) node))
+        get)))
+
+;; The procedure reading a frame's variable (lists are the frames).
+
+(define (frame-accessor depth index)
+  (cond ((and (= depth 0) (= index 0)) (lambda (env) (caar env)))
+        ((= depth 0) (lambda (env) (list-ref (car env) index)))
+        (else (lambda (env) (list-ref (list-ref env depth) index)))))
+
+;; (if test then else): only #f is false.
+(define (analyse-if e scope)
+  (let ((test (analyse (car e) scope))
+        (then (analyse (cadr e) scope))
+        (else (analyse (caddr e) scope)))
+    (lambda (env) (if (test env) (then env) (else env)))))
+
+;; An application: operator, then operands left to right, then the call,
+;; with %at naming the user's expression for any error the call raises.
+(define (analyse-application e scope)
+  (let ((f (analyse (cadr e) scope))
+        (args (map-analyse (cddr e) scope)))
+    (cond ((null? args)
+           (lambda (env) (let ((p (f env))) (%at e) (p))))
+          ((null? (cdr args))
+           (let ((a (car args)))
+             (lambda (env) (let ((p (f env)) (x (a env))) (%at e) (p x)))))
+          ((null? (cddr args))
+           (let ((a (car args)) (b (cadr args)))
+             (lambda (env) (let ((p (f env)) (x (a env)) (y (b env))) (%at e) (p x y)))))
+          ((null? (cdddr args))
+           (let ((a (car args)) (b (cadr args)) (c (caddr args)))
+             (lambda (env) (let ((p (f env)) (x (a env)) (y (b env)) (z (c env))) (%at e) (p x y z)))))
+          (else
+           (lambda (env) (let ((p (f env)) (xs (run-list args env))) (%at e) (apply p xs)))))))
 
 ;; A lambda: a host procedure that checks its arity, then runs the body in a new frame.
-(define (make-procedure e env)
+(define (analyse-lambda e scope)
   (let ((params (cadr e))
-        (rest? (caddr e))
-        (body (car (cdddr e))))
-    (lambda args
-      (%check-arity e args)
-      (evaluate body (cons (cons params (if rest? (bind-rest params args) args)) env)))))
+        (rest? (caddr e)))
+    (let ((body (analyse (car (cdddr e)) (cons (cons #f params) scope))))
+      (if rest?
+          (lambda (env)
+            (lambda args
+              (%check-arity e args)
+              (body (cons (bind-rest params args) env))))
+          (lambda (env)
+            (lambda args
+              (%check-arity e args)
+              (body (cons args env))))))))
 
-;; A variadic procedure's frame values: the fixed arguments, then the rest as one list.
+;; A variadic procedure's frame: the fixed arguments, then the rest as one list.
 (define (bind-rest params args)
   (if (null? (cdr params))
       (list args)
       (cons (car args) (bind-rest (cdr params) (cdr args)))))
 
 ;; (let names inits body): inits in the outer environment, the body in a new frame.
-(define (evaluate-let e env)
-  (evaluate (caddr e) (cons (cons (car e) (evaluate-list (cadr e) env)) env)))
+(define (analyse-let e scope)
+  (let ((inits (map-analyse (cadr e) scope))
+        (body (analyse (caddr e) (cons (cons #f (car e)) scope))))
+    (lambda (env) (body (cons (run-list inits env) env)))))
 
-;; (letrec* names inits body): boxes first, initialised in order, then the body.
-(define (evaluate-letrec e env)
-  (let ((inner (cons (cons (car e) (make-boxes (car e))) env)))
-    (initialise (cdar inner) (cadr e) inner)
-    (evaluate (caddr e) inner)))
+;; (letrec* names inits body): a frame of boxes, initialised in order, then the body.
+(define (analyse-letrec e scope)
+  (let ((inner (cons (cons #t (car e)) scope))
+        (names (car e)))
+    (let ((inits (map-analyse (cadr e) inner))
+          (body (analyse (caddr e) inner)))
+      (lambda (env)
+        (let ((env2 (cons (make-boxes names) env)))
+          (initialise (car env2) inits env2)
+          (body env2))))))
 
 ;; One fresh write-once box per name.
 (define (make-boxes names)
@@ -109,8 +166,17 @@
 (define (initialise boxes inits env)
   (if (null? boxes)
       #t
-      (begin (%box-set! (car boxes) (evaluate (car inits) env))
+      (begin (%box-set! (car boxes) ((car inits) env))
              (initialise (cdr boxes) (cdr inits) env))))
 
-;; The program's value, its free variables bound from the seed.
-(evaluate program (list (cons param-names param-values)))
+;; A sequence: each in turn, the last in tail position.
+(define (analyse-sequence ps)
+  (if (null? (cdr ps))
+      (car ps)
+      (let ((first (car ps))
+            (rest (analyse-sequence (cdr ps))))
+        (lambda (env) (first env) (rest env)))))
+
+;; The analysed program: a procedure of the seed's values, its free variables.
+(let ((run (analyse program (list (cons #f param-names)))))
+  (lambda (param-values) (run (list param-values))))

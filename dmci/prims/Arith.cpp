@@ -19,9 +19,12 @@ Value combine(Runtime& rt, char op, const Value& x, const Value& y) {
   if (x.tag == Tag::Tensor || y.tag == Tag::Tensor) return tensorElementwise(rt, op, x, y);
   double a = x.num, b = y.num;
   switch (op) {
-    case '+': return rt.binary(a + b, x, 1.0, y, 1.0);
-    case '-': return rt.binary(a - b, x, 1.0, y, -1.0);
-    case '*': return rt.binary(a * b, x, b, y, a);
+    case '+':
+      return rt.binary(a + b, x, 1.0, y, 1.0);
+    case '-':
+      return rt.binary(a - b, x, 1.0, y, -1.0);
+    case '*':
+      return rt.binary(a * b, x, b, y, a);
     default: {
       double q = a / b;
       return rt.binary(q, x, 1.0 / b, y, -q / b);
@@ -143,8 +146,7 @@ Value moduloPrim(Runtime& rt, const Value* a, int) {
 
 void addArithmeticPrims(std::vector<Primitive>& t) {
   const auto A = PrimFamily::Arithmetic;
-  t.push_back({"+", 0, -1, add, nullptr, nullptr, A, "(+ x ...) sum; (+) is 0; tensors add elementwise",
-               "dx_i = 1"});
+  t.push_back({"+", 0, -1, add, nullptr, nullptr, A, "(+ x ...) sum; (+) is 0; tensors add elementwise", "dx_i = 1"});
   t.push_back({"-", 1, -1, subtract, nullptr, nullptr, A,
                "(- x y ...) x minus the rest; (- x) negates; tensors subtract elementwise",
                "dx = 1, dy_i = -1; (- x): dx = -1"});
@@ -166,8 +168,8 @@ void addArithmeticPrims(std::vector<Primitive>& t) {
                "(quotient n d) integer division truncated toward zero", ""});
   t.push_back({"remainder", 2, 2, remainderPrim, nullptr, nullptr, A,
                "(remainder n d) n - d*(quotient n d), with the sign of n", ""});
-  t.push_back({"modulo", 2, 2, moduloPrim, nullptr, nullptr, A,
-               "(modulo n d) n - d*(floor (/ n d)), with the sign of d", ""});
+  t.push_back(
+      {"modulo", 2, 2, moduloPrim, nullptr, nullptr, A, "(modulo n d) n - d*(floor (/ n d)), with the sign of d", ""});
   addElementaryPrims(t);
 }
 

@@ -43,7 +43,7 @@ double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::
 constexpr ScalarRule kRules[] = {
     {.name = "abs",
      .f1 = [](double x) { return std::fabs(x); },
-     .dx = [](double x, double) { return x > 0 ? 1.0 : x < 0 ? -1.0 : 0.0; },
+     .dx = [](double x, double) { return static_cast<double>((x > 0) - (x < 0)); },
      .doc = "(abs x) absolute value",
      .partials = "dx = sign x (subgradient 0 at x = 0)"},
     {.name = "floor", .f1 = [](double x) { return std::floor(x); }, .doc = "(floor x) largest integer <= x"},

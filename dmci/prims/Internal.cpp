@@ -9,12 +9,12 @@ namespace dmci {
 namespace {
 
 Value at(Runtime& rt, const Value* a, int) {
-  if (a[0].tag == Tag::Pair && a[0].i >= rt.userLo && a[0].i < rt.userHi) rt.userNode = a[0].i;
+  if (rt.isUserNode(a[0])) rt.userNode = a[0].i;
   return Value::boolean(true);
 }
 
 SrcPos userPosOf(const Runtime& rt, const Value& node) {
-  if (node.tag != Tag::Pair || node.i < rt.userLo || node.i >= rt.userHi) return {};
+  if (!rt.isUserNode(node)) return {};
   return rt.positionOf(node.i);
 }
 
@@ -25,6 +25,13 @@ Value global(Runtime& rt, const Value* a, int) {
   int id = primId(name);
   if (id >= 0 && !prim(id).prelude) return Value::make(Tag::Prim, id);
   throw DmciError(ErrorKind::Unbound, "unbound variable: " + name, userPosOf(rt, a[0]));
+}
+
+// (%primitive (%ref . name)): the primitive called name, or #f.
+Value primitiveNamed(Runtime& rt, const Value* a, int) {
+  if (a[0].tag != Tag::Pair || rt.cdr(a[0]).tag != Tag::Symbol) wrongType(rt, "%primitive", 0, a[0], "a reference node");
+  int id = primId(symbolName(rt.cdr(a[0]).i));
+  return id >= 0 && !prim(id).prelude ? Value::make(Tag::Prim, id) : Value::boolean(false);
 }
 
 int listLength(const Runtime& rt, Value l) {
@@ -60,9 +67,12 @@ Value boxSet(Runtime& rt, const Value* a, int) {
 Value boxRef(Runtime& rt, const Value* a, int) {
   if (a[0].tag != Tag::Box) wrongType(rt, "%box-ref", 0, a[0], "a box");
   const Value& v = rt.heap[a[0].i];
-  if (v.tag == Tag::Unset)
-    throw DmciError(ErrorKind::Unbound, (a[1].tag == Tag::Symbol ? symbolName(a[1].i) : std::string("?")) +
-                                            ": used before its definition");
+  if (v.tag == Tag::Unset) {
+    Value name = a[1].tag == Tag::Pair ? rt.cdr(a[1]) : a[1];
+    throw DmciError(ErrorKind::Unbound,
+                    (name.tag == Tag::Symbol ? symbolName(name.i) : std::string("?")) + ": used before its definition",
+                    userPosOf(rt, a[1]));
+  }
   return v;
 }
 
@@ -76,10 +86,11 @@ void addInternalPrims(std::vector<Primitive>& t) {
   };
   row("%at", 1, 1, at, "(%at node) marks the user's expression being applied, for error positions");
   row("%global", 1, 1, global, "(%global (%ref . name)) is the primitive called name, else an unbound-variable error");
+  row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
   row("%check-arity", 2, 2, checkArityPrim, "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
   row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh write-once cell for a letrec* variable");
   row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once");
-  row("%box-ref", 2, 2, boxRef, "(%box-ref box name) is the box's value, or a used-before-definition error");
+  row("%box-ref", 2, 2, boxRef, "(%box-ref box (%ref . name)) is the box's value, or a used-before-definition error at the reference");
   row("%box?", 1, 1, isBox, "(%box? v) is #t for a box");
 }
 

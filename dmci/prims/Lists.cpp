@@ -25,18 +25,40 @@ void elements(const Runtime& rt, const char* name, const Value* args, int k, std
 
 // --- car, cdr and the c[ad]{2,3}r compositions ---
 
-// "car", "cdr", then every c[ad]{2,3}r: one name per a/d string of length 1 to 3.
-constexpr auto kCxrNames = [] {
-  std::array<std::array<char, 6>, 14> names{};
+// "car", "cdr", then every c[ad]{2,3}r: one row per a/d string of length 1 to 3,
+// with its doc line spelled out, e.g. "(cadr x) = (car (cdr x))".
+struct CxrRow {
+  char name[6];
+  char doc[40];
+};
+
+constexpr auto kCxrs = [] {
+  std::array<CxrRow, 14> rows{};
   size_t n = 0;
   for (int len = 1; len <= 3; ++len) {
     for (int bits = 0; bits < (1 << len); ++bits, ++n) {
-      names[n][0] = 'c';
-      for (int k = 0; k < len; ++k) names[n][1 + k] = (bits >> (len - 1 - k)) & 1 ? 'd' : 'a';
-      names[n][1 + len] = 'r';
+      char* name = rows[n].name;
+      name[0] = 'c';
+      for (int k = 0; k < len; ++k) name[1 + k] = (bits >> (len - 1 - k)) & 1 ? 'd' : 'a';
+      name[1 + len] = 'r';
+      char* doc = rows[n].doc;
+      size_t at = 0;
+      auto put = [&](const char* s) {
+        while (*s) doc[at++] = *s++;
+      };
+      put("(");
+      put(name);
+      if (len == 1) {
+        put(name[1] == 'a' ? " x) the first element of the pair x" : " x) the rest of the pair x");
+        continue;
+      }
+      put(" x) = ");
+      for (int k = 1; k <= len; ++k) put(name[k] == 'a' ? "(car " : "(cdr ");
+      put("x");
+      for (int k = 1; k <= len; ++k) put(")");
     }
   }
-  return names;
+  return rows;
 }();
 
 // Applies the a/d letters of `name` right to left, as (cadr x) = (car (cdr x)).
@@ -57,15 +79,15 @@ Value walkCxr(const Runtime& rt, const char* name, const Value& x) {
 
 template <size_t K>
 Value cxr(Runtime& rt, const Value* args, int) {
-  return walkCxr(rt, kCxrNames[K].data(), args[0]);
+  if constexpr (K >= 2) return walkCxr(rt, kCxrs[K].name, args[0]);
+  // car and cdr are hot: no walk.
+  if (args[0].tag != Tag::Pair) wrongType(rt, kCxrs[K].name, 0, args[0], "a pair");
+  return K == 0 ? rt.car(args[0]) : rt.cdr(args[0]);
 }
 
 template <size_t... K>
 void addCxrs(std::vector<Primitive>& t, std::index_sequence<K...>) {
-  (t.push_back({kCxrNames[K].data(), 1, 1, cxr<K>, nullptr, nullptr, PrimFamily::List,
-                K == 0   ? "(car p) first element of the pair p"
-                : K == 1 ? "(cdr p) rest of the pair p"
-                         : "composition of car and cdr, e.g. (cadr x) = (car (cdr x))",
+  (t.push_back({kCxrs[K].name, 1, 1, cxr<K>, nullptr, nullptr, PrimFamily::List, kCxrs[K].doc,
                 "gradients flow through: the element keeps its tape slot"}),
    ...);
 }
@@ -223,7 +245,7 @@ constexpr const char* kReduce = R"scm((define (reduce f ridentity l)
 void addListPrims(std::vector<Primitive>& t) {
   const auto L = PrimFamily::List;
   const char* flows = "gradients flow through: elements keep their tape slots";
-  addCxrs(t, std::make_index_sequence<kCxrNames.size()>{});
+  addCxrs(t, std::make_index_sequence<kCxrs.size()>{});
   t.push_back({"cons", 2, 2, consPrim, nullptr, nullptr, L, "(cons a d) a new pair", flows});
   t.push_back({"list", 0, -1, listPrim, nullptr, nullptr, L, "(list x ...) a new list of the arguments", flows});
   t.push_back({"length", 1, 1, lengthPrim, nullptr, nullptr, L, "(length l) number of elements of a proper list", ""});
@@ -231,10 +253,10 @@ void addListPrims(std::vector<Primitive>& t) {
                "(append l ... tail) the lists' elements followed by tail (any value)", flows});
   t.push_back({"reverse", 1, 1, reversePrim, nullptr, nullptr, L, "(reverse l) a new list in reverse order", flows});
   t.push_back({"list-ref", 2, 2, listRefPrim, nullptr, nullptr, L, "(list-ref l k) element k (from 0) of l", flows});
-  t.push_back({"list-tail", 2, 2, listTailPrim, nullptr, nullptr, L, "(list-tail l k) l without its first k pairs",
-               flows});
-  t.push_back({"assq", 2, 2, assqPrim, nullptr, nullptr, L, "(assq key alist) first entry whose car is eq? to key, or #f",
-               flows});
+  t.push_back(
+      {"list-tail", 2, 2, listTailPrim, nullptr, nullptr, L, "(list-tail l k) l without its first k pairs", flows});
+  t.push_back({"assq", 2, 2, assqPrim, nullptr, nullptr, L,
+               "(assq key alist) first entry whose car is eq? to key, or #f", flows});
   t.push_back({"assv", 2, 2, assvPrim, nullptr, nullptr, L,
                "(assv key alist) first entry whose car is eqv? to key, or #f", flows});
   t.push_back({"assoc", 2, 2, assocPrim, nullptr, nullptr, L,
@@ -251,8 +273,7 @@ void addListPrims(std::vector<Primitive>& t) {
                "(map f l ...) the list of f applied to the lists' elements in turn; stops at the shortest list",
                throughF});
   t.push_back({"for-each", 2, -1, nullptr, nullptr, kForEach, L,
-               "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t",
-               throughF});
+               "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t", throughF});
   t.push_back({"filter", 2, 2, nullptr, nullptr, kFilter, L,
                "(filter keep? l) the elements of l for which keep? is true, in order", throughF});
   t.push_back({"fold-left", 3, 3, nullptr, nullptr, kFoldLeft, L,

@@ -13,11 +13,15 @@ bool isEqv(const Value& x, const Value& y) {
   if (x.tag != y.tag) return false;
   switch (x.tag) {
     case Tag::Nil:
-    case Tag::Unset: return true;
-    case Tag::Real: return x.num == y.num || (std::isnan(x.num) && std::isnan(y.num));
+    case Tag::Unset:
+      return true;
+    case Tag::Real:
+      return x.num == y.num || (std::isnan(x.num) && std::isnan(y.num));
     case Tag::Int:
-    case Tag::Closure: return x.i == y.i && x.code == y.code;
-    default: return x.i == y.i;
+    case Tag::Closure:
+      return x.i == y.i && x.code == y.code;
+    default:
+      return x.i == y.i;
   }
 }
 
@@ -83,7 +87,8 @@ constexpr TypeTest kTypeTests[] = {
     {"list?", [](const Runtime& rt, const Value& v) { return isProperList(rt, v); },
      "(list? x) #t for a proper list (ending in '())"},
     {"string?", [](const Runtime&, const Value& v) { return v.tag == Tag::String; }, "(string? x) #t for a string"},
-    {"not", [](const Runtime&, const Value& v) { return v.isFalse(); }, "(not x) #t when x is #f, the only false value"},
+    {"not", [](const Runtime&, const Value& v) { return v.isFalse(); },
+     "(not x) #t when x is #f, the only false value"},
 };
 
 template <size_t K>

@@ -130,8 +130,8 @@ Value filled(Runtime& rt, const char* prim, const Value* a, int n, double fill) 
   int32_t rows = sizeArg(rt, prim, 0, a[0]);
   int32_t cols = n == 2 ? sizeArg(rt, prim, 1, a[1]) : 1;
   if (static_cast<double>(rows) * cols > 2e9)
-    throw DmciError(ErrorKind::Domain, std::string(prim) + ": " + std::to_string(rows) + "x" + std::to_string(cols) +
-                                           " is too large");
+    throw DmciError(ErrorKind::Domain,
+                    std::string(prim) + ": " + std::to_string(rows) + "x" + std::to_string(cols) + " is too large");
   Value out = rt.newTensor(n == 2 ? 2 : 1, rows, cols);
   std::fill(rt.tdata(out), rt.tdata(out) + rt.tensor(out).size(), fill);
   return out;
@@ -142,7 +142,8 @@ Value onesPrim(Runtime& rt, const Value* a, int n) { return filled(rt, "ones", a
 
 Value eyePrim(Runtime& rt, const Value* a, int) {
   int32_t n = sizeArg(rt, "eye", 0, a[0]);
-  if (static_cast<double>(n) * n > 2e9) throw DmciError(ErrorKind::Domain, "eye: size " + std::to_string(n) + " is too large");
+  if (static_cast<double>(n) * n > 2e9)
+    throw DmciError(ErrorKind::Domain, "eye: size " + std::to_string(n) + " is too large");
   Value out = rt.newTensor(2, n, n);
   for (int32_t k = 0; k < n; ++k) rt.tdata(out)[k * n + k] = 1.0;
   return out;
@@ -153,8 +154,7 @@ int32_t indexArg(Runtime& rt, int idx, const Value& v, int32_t limit) {
   if (!isNum(v)) wrongType(rt, "ref", idx, v, "an integer index");
   if (v.num != std::floor(v.num)) wrongType(rt, "ref", idx, v, "an integer index");
   if (v.num < 0 || v.num >= limit)
-    throw DmciError(ErrorKind::Domain,
-                    "ref: index " + rt.show(v) + " is out of range 0.." + std::to_string(limit - 1));
+    throw DmciError(ErrorKind::Domain, "ref: index " + rt.show(v) + " is out of range 0.." + std::to_string(limit - 1));
   return static_cast<int32_t>(v.num);
 }
 
@@ -175,30 +175,46 @@ Value refPrim(Runtime& rt, const Value* a, int n) {
 int elementwiseId(char op) {
   static const int ids[4] = {primId("%tensor+"), primId("%tensor-"), primId("%tensor*"), primId("%tensor/")};
   switch (op) {
-    case '+': return ids[0];
-    case '-': return ids[1];
-    case '*': return ids[2];
-    case '/': return ids[3];
+    case '+':
+      return ids[0];
+    case '-':
+      return ids[1];
+    case '*':
+      return ids[2];
+    case '/':
+      return ids[3];
   }
   throw DmciError(ErrorKind::Type, std::string("tensor arithmetic: unknown operator ") + op);
 }
 
 double apply(char op, double x, double y) {
   switch (op) {
-    case '+': return x + y;
-    case '-': return x - y;
-    case '*': return x * y;
-    default: return x / y;
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    default:
+      return x / y;
   }
 }
 
 // Partials of x op y: returns d/dx, sets dy.
 double partials(char op, double x, double y, double& dy) {
   switch (op) {
-    case '+': dy = 1.0; return 1.0;
-    case '-': dy = -1.0; return 1.0;
-    case '*': dy = x; return y;
-    default: dy = -x / (y * y); return 1.0 / y;
+    case '+':
+      dy = 1.0;
+      return 1.0;
+    case '-':
+      dy = -1.0;
+      return 1.0;
+    case '*':
+      dy = x;
+      return y;
+    default:
+      dy = -x / (y * y);
+      return 1.0 / y;
   }
 }
 
@@ -341,7 +357,8 @@ Value scalePrim(Runtime& rt, const Value* a, int) {
 
 void scaleAdjoint(Runtime& rt, const TensorOp& op, std::vector<double>& adj) {
   Mat g = outAdjoint(rt, op, adj);
-  if (isActive(rt, op.in[0])) addAdjoint(rt, op.in[0], Mat::Constant(1, 1, g.cwiseProduct(view(rt, op.in[1])).sum()), adj);
+  if (isActive(rt, op.in[0]))
+    addAdjoint(rt, op.in[0], Mat::Constant(1, 1, g.cwiseProduct(view(rt, op.in[1])).sum()), adj);
   if (isActive(rt, op.in[1])) addAdjoint(rt, op.in[1], op.in[0].num * g, adj);
 }
 
@@ -353,10 +370,6 @@ Value tensorElementwise(Runtime& rt, char op, const Value& a, const Value& b) {
   bool at = isTensor(a), bt = isTensor(b);
   if (!at && !isNum(a)) wrongType(rt, name, 0, a, "a number or a tensor");
   if (!bt && !isNum(b)) wrongType(rt, name, 1, b, "a number or a tensor");
-  if (op == '/') {
-    bool zero = bt ? (view(rt, b).array() == 0.0).any() : b.num == 0.0;
-    if (zero) throw DmciError(ErrorKind::Domain, "/: division by zero in " + rt.show(b));
-  }
   if (!at && !bt) {  // two numbers: an ordinary scalar op
     double dy = 0.0, dx = partials(op, a.num, b.num, dy);
     return rt.binary(apply(op, a.num, b.num), a, dx, b, dy);
@@ -376,16 +389,18 @@ Value tensorElementwise(Runtime& rt, char op, const Value& a, const Value& b) {
 
 void addTensorPrims(std::vector<Primitive>& t) {
   const auto T = PrimFamily::Tensor;
-  t.push_back({"vec", 1, -1, vecPrim, nullptr, nullptr, T, "(vec x ...) the vector of the numbers x ...",
-               "dx_k = dY_k"});
+  t.push_back(
+      {"vec", 1, -1, vecPrim, nullptr, nullptr, T, "(vec x ...) the vector of the numbers x ...", "dx_k = dY_k"});
   t.push_back({"mat", 1, -1, matPrim, nullptr, nullptr, T,
                "(mat row ...) the matrix whose rows are lists of numbers or vectors, all of one length",
                "d(row_i[j]) = dY_ij"});
-  t.push_back({"zeros", 1, 2, zerosPrim, nullptr, nullptr, T, "(zeros n) / (zeros r c) a vector / matrix of zeros", ""});
+  t.push_back(
+      {"zeros", 1, 2, zerosPrim, nullptr, nullptr, T, "(zeros n) / (zeros r c) a vector / matrix of zeros", ""});
   t.push_back({"ones", 1, 2, onesPrim, nullptr, nullptr, T, "(ones n) / (ones r c) a vector / matrix of ones", ""});
   t.push_back({"eye", 1, 1, eyePrim, nullptr, nullptr, T, "(eye n) the n x n identity matrix", ""});
   t.push_back({"ref", 2, 3, refPrim, nullptr, nullptr, T,
-               "(ref v i) / (ref m i j) the entry at 0-based index i (row i, column j)", "dt[i] = dy, other entries 0"});
+               "(ref v i) / (ref m i j) the entry at 0-based index i (row i, column j)",
+               "dt[i] = dy, other entries 0"});
   t.push_back({"dot", 2, 2, dotPrim, dotAdjoint, nullptr, T, "(dot a b) the inner product of two vectors of one length",
                "da = dy·b, db = dy·a"});
   t.push_back({"matvec", 2, 2, matvecPrim, matvecAdjoint, nullptr, T, "(matvec A x) the matrix-vector product A·x",
@@ -396,10 +411,11 @@ void addTensorPrims(std::vector<Primitive>& t) {
                "(transpose A) Aᵀ; a vector is returned unchanged", "dA = dYᵀ (a vector: dv = dy)"});
   t.push_back({"outer", 2, 2, outerPrim, outerAdjoint, nullptr, T, "(outer a b) the matrix a·bᵀ of two vectors",
                "da = dY·b, db = dYᵀ·a"});
-  t.push_back({"trace", 1, 1, tracePrim, traceAdjoint, nullptr, T, "(trace A) the sum of the diagonal of a square matrix",
-               "dA = dy·I"});
+  t.push_back({"trace", 1, 1, tracePrim, traceAdjoint, nullptr, T,
+               "(trace A) the sum of the diagonal of a square matrix", "dA = dy·I"});
   t.push_back({"norm", 1, 1, normPrim, normAdjoint, nullptr, T,
-               "(norm t) the Euclidean norm of a vector, the Frobenius norm of a matrix", "dt = dy·t/‖t‖ (0 at t = 0)"});
+               "(norm t) the Euclidean norm of a vector, the Frobenius norm of a matrix",
+               "dt = dy·t/‖t‖ (0 at t = 0)"});
   t.push_back({"vsum", 1, 1, vsumPrim, vsumAdjoint, nullptr, T, "(vsum t) the sum of all entries of a tensor",
                "dt = dy in every entry"});
   t.push_back({"scale", 2, 2, scalePrim, scaleAdjoint, nullptr, T, "(scale s t) the tensor t times the number s",
@@ -416,7 +432,7 @@ void addTensorPrims(std::vector<Primitive>& t) {
                "elementwise a * b of tensors of one shape, or a tensor and a broadcast number",
                "da = dY∘b, db = dY∘a (summed over a broadcast number)"});
   t.push_back({"%tensor/", 2, 2, elementwisePrim<'/'>, elementwiseAdjoint<'/'>, nullptr, I,
-               "elementwise a / b of tensors of one shape, or a tensor and a broadcast number; b has no zero",
+               "elementwise a / b of tensors of one shape, or a tensor and a broadcast number (x/0 is ±inf)",
                "da = dY/b, db = -dY∘a/b² (summed over a broadcast number)"});
 }
 

@@ -58,8 +58,8 @@ Value logdetPrim(Runtime& rt, const Value* a, int) {
     if (u == 0.0) sign = 0.0;
   }
   if (!(sign > 0) || std::isnan(logAbs))
-    throw DmciError(ErrorKind::Domain,
-                    "logdet: the determinant must be positive, got " + formatNumber(sign == 0.0 ? 0.0 : lu.determinant()));
+    throw DmciError(ErrorKind::Domain, "logdet: the determinant must be positive, got " +
+                                           formatNumber(sign == 0.0 ? 0.0 : lu.determinant()));
   static const int id = primId("logdet");
   return record(rt, id, {a[0]}, Value::real(logAbs));
 }

@@ -42,6 +42,8 @@ std::string SrcPos::str() const {
   return fileName(file) + ":" + std::to_string(line) + ":" + std::to_string(col);
 }
 
+bool SrcPos::inLibrary() const { return fileName(file).rfind("<prelude", 0) == 0; }
+
 const char* errorKindName(ErrorKind k) {
   switch (k) {
     case ErrorKind::Syntax: return "syntax-error";

@@ -13,6 +13,8 @@ struct SrcPos {
 
   bool known() const { return line != 0; }
   std::string str() const;  // "file:line:col", or "<unknown>"
+  // In a library procedure's source (the Scheme prelude), not the user's program.
+  bool inLibrary() const;
   bool operator==(const SrcPos&) const = default;
 };
 

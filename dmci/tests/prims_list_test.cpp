@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/Program.h"
 #include "prims/PrimTable.h"
 
 namespace dmci {
@@ -67,6 +68,8 @@ TEST_F(Lists, AllFourteenCarCdrCompositionsExist) {
     EXPECT_EQ(prim(primId(n)).minArgs, 1) << n;
     EXPECT_EQ(prim(primId(n)).maxArgs, 1) << n;
   }
+  EXPECT_STREQ(prim(primId("cadr")).doc, "(cadr x) = (car (cdr x))");
+  EXPECT_STREQ(prim(primId("cdddr")).doc, "(cdddr x) = (cdr (cdr (cdr x)))");
 }
 
 TEST_F(Lists, CompositionsApplyTheirLettersRightToLeft) {
@@ -315,8 +318,9 @@ TEST(Prelude, LibraryProceduresAreSchemeDefinitionsWithTheirArities) {
     const char* name;
     int minArgs, maxArgs;
   };
-  for (auto [name, lo, hi] : std::vector<Want>{{"map", 2, -1}, {"for-each", 2, -1}, {"filter", 2, 2},
-                                               {"fold-left", 3, 3}, {"fold-right", 3, 3}, {"reduce", 3, 3}}) {
+  const std::vector<Want> wants = {{"map", 2, -1},      {"for-each", 2, -1},  {"filter", 2, 2},
+                                   {"fold-left", 3, 3}, {"fold-right", 3, 3}, {"reduce", 3, 3}};
+  for (auto [name, lo, hi] : wants) {
     ASSERT_GE(primId(name), 0) << name;
     const Primitive& p = prim(primId(name));
     EXPECT_EQ(p.forward, nullptr) << name;
@@ -348,6 +352,81 @@ TEST(Prelude, DefinitionsAreOneBalancedFormReferringToPrimitivesOnlyByPercentNam
     }
     EXPECT_EQ(depth, 0) << p.name;
   }
+}
+
+// Runs a program by one route; returns its value and the gradient with respect to the parameter `a` (if bound).
+std::pair<double, double> run(const std::string& src, Route route, double a = 0) {
+  auto p = Program::fromText(src, "prog.scm");
+  if (!p) {
+    ADD_FAILURE() << src << ": " << p.error().str();
+    return {NAN, NAN};
+  }
+  EvalOptions opts;
+  opts.route = route;
+  opts.wrt = {"a"};
+  auto ev = p->evaluate({{"a", a}}, opts);
+  if (!ev) {
+    ADD_FAILURE() << "[" << routeName(route) << "] " << src << ": " << ev.error().str();
+    return {NAN, NAN};
+  }
+  return {ev->value, ev->gradient.empty() ? NAN : ev->gradient[0].second};
+}
+
+TEST(Prelude, LibraryProceduresComputeTheirDefinitionsOnBothRoutes) {
+  struct Case {
+    const char* src;
+    double value;
+  };
+  const std::vector<Case> cases = {
+      {"(+ a (fold-left - 0 (list 1 2 3 4)))", -10},            // (((0 - 1) - 2) - 3) - 4
+      {"(+ a (fold-right - 0 (list 1 2 3 4)))", -2},            // 1 - (2 - (3 - (4 - 0)))
+      {"(+ a (reduce - 0 (list 1 2 3 4)))", 2},                 // (- 4 (- 3 (- 2 1)))
+      {"(+ a (reduce + 7 '()))", 7},                            // ridentity for the empty list
+      {"(+ a (apply + (map * (list 1 2 3) (list 4 5))))", 14},  // stops at the shortest list
+      {"(+ a (apply + (filter odd? (list 1 2 3 4 5))))", 9},
+      {"(+ a (length (map (lambda (x) x) '())))", 0},
+      {"(+ a (if (for-each (lambda (x y) x) (list 1) (list 2)) 1 0))", 1},
+  };
+  for (Route r : {Route::Direct, Route::Dmci})
+    for (const auto& c : cases) EXPECT_EQ(run(c.src, r).first, c.value) << routeName(r) << " " << c.src;
+}
+
+TEST(Prelude, ForEachAndMapApplyTheirProcedureLeftToRight) {
+  // Without mutation the order shows in which call fails first: the first element's, a Type error.
+  for (const char* f : {"for-each", "map"}) {
+    std::string src =
+        std::string("(begin (") + f + " (lambda (x) (if (= x 1) (car x) (error \"later\"))) (list 1 2)) 0)";
+    auto p = Program::fromText(src, "prog.scm");
+    ASSERT_TRUE(p) << p.error().str();
+    auto ev = p->evaluate({}, EvalOptions{});
+    ASSERT_FALSE(ev) << src;
+    EXPECT_EQ(ev.error().kind, ErrorKind::Type) << f << ": " << ev.error().str();
+  }
+}
+
+TEST(Prelude, GradientsFlowThroughTheProcedureArgument) {
+  const char* src = "(fold-left + 0 (map (lambda (x y) (* a x y)) (list a 2) (list 3 4)))";  // 3a^2 + 8a
+  for (Route r : {Route::Direct, Route::Dmci}) {
+    auto [v, g] = run(src, r, 1.5);
+    EXPECT_DOUBLE_EQ(v, 3 * 1.5 * 1.5 + 8 * 1.5) << routeName(r);
+    EXPECT_DOUBLE_EQ(g, 6 * 1.5 + 8) << routeName(r);
+  }
+}
+
+TEST(Prelude, RebindingPrimitiveNamesDoesNotChangeTheLibrary) {
+  const char* src =
+      "(let ((car cdr) (cdr car) (cons list) (reverse car) (null? pair?) (apply 0))"
+      "  (+ a (fold-right - 0 (map (lambda (x) (* 2 x)) (filter (lambda (x) #t) (list 1 2 3))))))";
+  for (Route r : {Route::Direct, Route::Dmci}) EXPECT_EQ(run(src, r).first, 4) << routeName(r);
+}
+
+TEST(Prelude, LongListsRunInConstantStack) {
+  const char* src =
+      "(define (iota n) (let next ((k n) (acc '())) (if (= k 0) acc (next (- k 1) (cons k acc)))))"
+      "(define l (iota 100000))"
+      "(+ a (length (map (lambda (x) x) l)) (fold-left + 0 l) (fold-right + 0 l) (reduce + 0 l)"
+      "   (length (filter even? l)) (if (for-each (lambda (x) x) l) 0 1))";
+  EXPECT_EQ(run(src, Route::Direct).first, 100000 + 3 * 5000050000.0 + 50000);
 }
 
 }  // namespace

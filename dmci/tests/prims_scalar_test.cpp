@@ -1,4 +1,5 @@
-// Tests of the arithmetic and number primitives: forward values, R7RS facts, errors, and every adjoint against finite differences.
+// Tests of the arithmetic and number primitives: values, R7RS facts, errors, and every adjoint against finite
+// differences.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -160,7 +161,8 @@ TEST(ScalarAdjoint, EveryArithmeticRowHasADocAndAPartialsLine) {
 }
 
 TEST(ScalarAdjoint, ExptPartialsAreFiniteAtAZeroOrNegativeBase) {
-  for (auto [a, b, da] : std::vector<std::tuple<double, double, double>>{{0, 2, 0}, {0, 0, 0}, {0, 1, 1}, {-2, 3, 12}}) {
+  for (auto [a, b, da] :
+       std::vector<std::tuple<double, double, double>>{{0, 2, 0}, {0, 0, 0}, {0, 1, 1}, {-2, 3, 12}}) {
     Runtime rt;
     Value x = rt.leaf(a), y = rt.leaf(b);
     std::vector<double> adj = rt.backward(call(rt, "expt", {x, y}));
@@ -191,6 +193,14 @@ TEST(ScalarAdjoint, ConstantArgumentsRecordNothingOnTheTape) {
   EXPECT_TRUE(rt.tape.empty());
 }
 
+TEST(ScalarAdjoint, ArithmeticWithATensorOperandIsElementwiseAndDifferentiable) {
+  for (const char* name : {"+", "-", "*", "/"}) {
+    expectAdjointMatchesFD(name, {Arg::vec({1.5, -2.0}), Arg::scalar(3.0)});
+    expectAdjointMatchesFD(name, {Arg::scalar(-0.5), Arg::vec({1.5, -2.0}), Arg::vec({0.25, 4.0})});
+    expectAdjointMatchesFD(name, {Arg::vec({1.5, -2.0})});
+  }
+}
+
 // --- forward values ---
 
 TEST(Arithmetic, EmptySumIsZeroAndEmptyProductIsOne) {
@@ -208,6 +218,18 @@ TEST(Arithmetic, VariadicOperatorsFoldLeftToRight) {
 TEST(Arithmetic, OneArgumentMinusNegatesAndDivideTakesTheReciprocal) {
   EXPECT_EQ(eval("-", {3}), -3.0);
   EXPECT_EQ(eval("/", {4}), 0.25);
+}
+
+TEST(Arithmetic, ATensorOperandGivesATensor) {
+  Runtime rt;
+  Value v = test::makeArgs(rt, {Arg::vec({1, 2})}, false)[0];
+  Value w = call(rt, "*", {Value::real(2), v, Value::real(3)});
+  ASSERT_EQ(w.tag, Tag::Tensor);
+  EXPECT_EQ(rt.tdata(w)[0], 6.0);
+  EXPECT_EQ(rt.tdata(w)[1], 12.0);
+  Value n = call(rt, "-", {v});
+  ASSERT_EQ(n.tag, Tag::Tensor);
+  EXPECT_EQ(rt.tdata(n)[1], -2.0);
 }
 
 TEST(Arithmetic, NonFiniteResultsAreValuesNotErrors) {
@@ -318,9 +340,9 @@ TEST(ArithmeticErrors, ArityIsCheckedFromTheTable) {
     const char* name;
     int argc;
   };
-  for (auto [name, argc] : std::vector<Bad>{
-           {"-", 0}, {"/", 0}, {"=", 0}, {"<", 0}, {"min", 0}, {"sin", 2}, {"log", 0}, {"log", 3}, {"atan", 3},
-           {"expt", 1}, {"modulo", 3}, {"abs", 0}}) {
+  const std::vector<Bad> bad = {{"-", 0},   {"/", 0},   {"=", 0},    {"<", 0},    {"min", 0},    {"sin", 2},
+                                {"log", 0}, {"log", 3}, {"atan", 3}, {"expt", 1}, {"modulo", 3}, {"abs", 0}};
+  for (auto [name, argc] : bad) {
     try {
       checkArity(prim(primId(name)), argc);
       ADD_FAILURE() << name << " accepted " << argc << " arguments";

@@ -1,0 +1,172 @@
+// The dmci command-line tool, run as a process: its output, its files and its exit codes (0 ok, 1 program, 2 usage).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// What one run of the tool gave.
+struct Outcome {
+  int code = -1;
+  std::string out;
+  std::string err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Each test runs in its own temporary directory, where it writes prog.scm.
+class Cli : public ::testing::Test {
+ protected:
+  fs::path dir;
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = fs::temp_directory_path() / ("dmci_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir / name, std::ios::binary) << text; }
+
+  // Runs `dmci ARGS` in the temporary directory.
+  Outcome dmci(const std::string& args) {
+    std::string cmd = "cd '" + dir.string() + "' && '" DMCI_BINARY_DIR "/dmci' " + args + " >stdout.txt 2>stderr.txt";
+    int status = std::system(cmd.c_str());
+    Outcome o;
+    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    o.out = slurp(dir / "stdout.txt");
+    o.err = slurp(dir / "stderr.txt");
+    return o;
+  }
+};
+
+TEST_F(Cli, GradWithJsonPrintsTheValueAndTheLiteralGradient) {
+  write("prog.scm", "(* 2.5 (* x x))");
+  Outcome o = dmci("grad prog.scm --bind x=3 --wrt literals --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"value":22.5,"gradient":{"prog.scm:1:4":9.0}})")) << o.out;
+}
+
+TEST_F(Cli, GradByDmciPrintsWhatDirectPrints) {
+  write("prog.scm", "(define (f v) (* 1.5 v v)) (f x)");
+  Outcome direct = dmci("grad prog.scm --bind x=2 --json");
+  Outcome viaDmci = dmci("grad prog.scm --bind x=2 --json --via dmci");
+  ASSERT_EQ(direct.code, 0) << direct.err;
+  ASSERT_EQ(viaDmci.code, 0) << viaDmci.err;
+  EXPECT_EQ(direct.out, viaDmci.out);
+  auto j = nlohmann::json::parse(direct.out);
+  EXPECT_EQ(j["gradient"]["x"], 6.0) << direct.out;
+  EXPECT_EQ(j["gradient"]["prog.scm:1:18"], 4.0) << direct.out;
+}
+
+TEST_F(Cli, RunPrintsTheValue) {
+  write("prog.scm", "(+ 1 2)");
+  Outcome o = dmci("run prog.scm");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "3\n");
+}
+
+TEST_F(Cli, AProgramErrorExitsOneWithItsPositionOnStderr) {
+  write("prog.scm", "(car 1)");
+  Outcome o = dmci("run prog.scm");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("prog.scm:1:1"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("car"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, ASyntaxErrorExitsOne) {
+  write("prog.scm", "(+ 1\n  (* 2 3)");
+  Outcome o = dmci("run prog.scm");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("prog.scm:1:1"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, AMissingFileExitsOne) {
+  Outcome o = dmci("run no_such_file.scm");
+  EXPECT_EQ(o.code, 1) << o.err;
+}
+
+TEST_F(Cli, ABadBindExitsTwo) {
+  write("prog.scm", "(* x x)");
+  EXPECT_EQ(dmci("grad prog.scm --bind x3").code, 2);
+  EXPECT_EQ(dmci("grad prog.scm --bind x=abc").code, 2);
+  EXPECT_EQ(dmci("grad prog.scm --bind =3").code, 2);
+}
+
+TEST_F(Cli, AnUnknownOptionExitsTwo) {
+  write("prog.scm", "(* 2 2)");
+  EXPECT_EQ(dmci("run prog.scm --no-such-option").code, 2);
+  EXPECT_EQ(dmci("run prog.scm --via nowhere").code, 2);
+  EXPECT_EQ(dmci("frobnicate prog.scm").code, 2);
+  EXPECT_EQ(dmci("").code, 2);
+}
+
+TEST_F(Cli, WrtOfAnUnboundNameExitsTwo) {
+  write("prog.scm", "(* x x)");
+  Outcome o = dmci("grad prog.scm --bind x=3 --wrt y");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("y"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, HelpWorksForEverySubcommand) {
+  for (const char* sub : {"run", "grad", "compile", "prims", "expand"}) {
+    Outcome o = dmci(std::string(sub) + " --help");
+    EXPECT_EQ(o.code, 0) << sub << ": " << o.err;
+    EXPECT_NE(o.out.find(sub), std::string::npos) << sub << ": " << o.out;
+  }
+  EXPECT_EQ(dmci("--help").code, 0);
+}
+
+TEST_F(Cli, CompileWritesAGraphFile) {
+  write("prog.scm", "(define (f v) (* v v)) (f x)");
+  Outcome o = dmci("compile prog.scm -o prog.cg");
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_TRUE(fs::exists(dir / "prog.cg"));
+  EXPECT_GT(fs::file_size(dir / "prog.cg"), 0u);
+  // The same text goes to standard output without -o.
+  EXPECT_EQ(dmci("compile prog.scm").out, slurp(dir / "prog.cg"));
+}
+
+TEST_F(Cli, ExpandPrintsTheCoreForm) {
+  write("prog.scm", "(let* ((a 1) (b a)) b)");
+  Outcome o = dmci("expand prog.scm");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("let"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, PrimsListsThePrimitiveTable) {
+  Outcome o = dmci("prims --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j.is_array());
+  bool hasCar = false;
+  for (const auto& row : j) hasCar = hasCar || row["name"] == "car";
+  EXPECT_TRUE(hasCar);
+}
+
+TEST_F(Cli, AProgramErrorWithJsonIsAnErrorObject) {
+  write("prog.scm", "(car 1)");
+  Outcome o = dmci("grad prog.scm --json");
+  EXPECT_EQ(o.code, 1);
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["error"]["position"], "prog.scm:1:1") << o.out;
+  EXPECT_EQ(j["error"]["kind"], "wrong-type") << o.out;
+}
+
+}  // namespace
