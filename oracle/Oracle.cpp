@@ -1,0 +1,2 @@
+// Placeholder while the oracle is being written.
+#include "oracle/Oracle.h"
