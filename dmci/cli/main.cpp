@@ -26,6 +26,7 @@ struct RunArgs {
   std::string via = "direct";
   std::string engine = "native";
   std::string wrt;
+  std::string evaluator;
   bool json = false;
   bool stats = false;
   uint64_t steps = Budget{}.steps;
@@ -39,6 +40,9 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--via", a.via, "route: direct (the program compiled), dmci (run as data by mce.scm), "
                                   "dmci2 (mce.scm running mce.scm running it)")
       ->check(CLI::IsMember({"direct", "dmci", "dmci2"}));
+  cmd->add_option("--evaluator", a.evaluator, "for --via dmci/dmci2: load the evaluator's graph from this file "
+                                              "(written by `dmci compile dmci/mce/mce.scm -o mce.cg`) instead of "
+                                              "the one embedded at build time");
   cmd->add_option("--engine", a.engine, "engine: native")->check(CLI::IsMember({"native"}));
   cmd->add_flag("--json", a.json, "print one JSON object");
   cmd->add_flag("--stats", a.stats, "also print counts: instructions, calls, heap cells, tape entries");
@@ -105,6 +109,18 @@ int runCommand(const RunArgs& a, bool gradient) {
   opts.route = parseRoute(a.via);
   opts.gradient = gradient;
   opts.budget = Budget{a.steps, a.heap, a.seconds};
+  if (!a.evaluator.empty()) {
+    std::ifstream in(a.evaluator, std::ios::binary);
+    if (!in) return reportError(Error{ErrorKind::Io, "cannot read " + a.evaluator, {}}, a.json);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto g = parseGraph(text.str(), a.evaluator);
+    if (!g) return reportError(g.error(), a.json);
+    if (g->params != mceParams())
+      return reportError(Error{ErrorKind::Usage, a.evaluator + " is not an evaluator graph (its parameters differ)", {}},
+                         a.json);
+    opts.evaluator = std::make_shared<const ComputeGraph>(std::move(*g));
+  }
   if (gradient) {
     std::string wrt = a.wrt.empty() ? "all" : a.wrt;
     for (const auto& w : splitCommas(wrt)) {
@@ -143,8 +159,6 @@ int runCommand(const RunArgs& a, bool gradient) {
 }
 
 int compileCommand(const std::string& file, const std::string& out, const std::vector<std::string>& params) {
-  auto program = Program::fromFile(file);
-  if (!program) return reportError(program.error(), false);
   // mce.scm is compiled as the evaluator (its internal names allowed), anything else as a user program.
   Result<ComputeGraph> g = Error{};
   if (file.size() >= 7 && file.substr(file.size() - 7) == "mce.scm") {
@@ -152,9 +166,11 @@ int compileCommand(const std::string& file, const std::string& out, const std::v
     std::stringstream s;
     s << in.rdbuf();
     if (s.str() != mceSource())
-      return reportError(Error{ErrorKind::Usage, "only the mce.scm this dmci was built with can be compiled as the evaluator", {}}, false);
+      return reportError(Error{ErrorKind::Usage, file + " differs from the mce.scm this dmci was built with", {}}, false);
     g = compileMce();
   } else {
+    auto program = Program::fromFile(file);
+    if (!program) return reportError(program.error(), false);
     g = program->compile(params.empty() ? program->freeParameters() : params);
   }
   if (!g) return reportError(g.error(), false);

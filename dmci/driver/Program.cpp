@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 
 #include "expand/Expand.h"
 #include "lower/FreeVars.h"
@@ -71,6 +72,10 @@ Result<Evaluation> Program::evaluate(const std::vector<SeedValue>& seed, const E
     names.push_back(b.name);
     values.push_back(b.value);
   }
+  auto free = freeVars(*core_);
+  for (const auto& n : names)
+    if (std::find(free.begin(), free.end(), n) == free.end())
+      return Error{ErrorKind::Usage, "parameter '" + n + "' is not a free variable of " + file_, {}};
   for (const auto& w : opts.wrt)
     if (std::find(names.begin(), names.end(), w) == names.end())
       return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
@@ -93,6 +98,8 @@ Evaluator::Evaluator(const Program& p, std::vector<std::string> params, EvalOpti
       return;
     }
     graph_ = std::make_shared<const ComputeGraph>(std::move(*g));
+  } else if (opts_.evaluator) {
+    graph_ = opts_.evaluator;
   } else {
     auto g = mceGraph();
     if (!g) {
@@ -179,8 +186,20 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Value>& params,
     auto it = std::find(params_.begin(), params_.end(), w);
     ev.gradient.emplace_back(w, grad(paramSlots_[static_cast<size_t>(it - params_.begin())]));
   }
-  if (opts_.wrtLiterals)
-    for (const auto& l : literals) ev.gradient.emplace_back(l.pos.str(), grad(l.slot));
+  if (opts_.wrtLiterals) {
+    // Literals in source order; a literal the expander duplicated counts once, with the summed gradient.
+    std::vector<Literal> sorted = literals;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Literal& a, const Literal& b) {
+      return std::tie(a.pos.file, a.pos.line, a.pos.col) < std::tie(b.pos.file, b.pos.line, b.pos.col);
+    });
+    for (size_t k = 0; k < sorted.size(); ++k) {
+      if (k > 0 && sorted[k].pos == sorted[k - 1].pos) {
+        ev.gradient.back().second += grad(sorted[k].slot);
+        continue;
+      }
+      ev.gradient.emplace_back(sorted[k].pos.str(), grad(sorted[k].slot));
+    }
+  }
   return ev;
 }
 

@@ -33,6 +33,8 @@ struct EvalOptions {
   std::vector<std::string> wrt;  // parameter names to differentiate
   bool wrtLiterals = false;      // also every numeric literal
   Budget budget;
+  // The evaluator's graph for the dmci routes; null: the one embedded at build time.
+  std::shared_ptr<const ComputeGraph> evaluator;
 };
 
 struct Evaluation {

@@ -1,7 +1,10 @@
 // The elementary scalar functions, each a row holding its forward rule and its local partials side by side.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <iterator>
+#include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "prims/ArithRules.h"
@@ -131,6 +134,16 @@ constexpr ScalarRule kRules[] = {
      .partials = "dx = sigmoid x"},
 };
 
+// Test-only planted faults: a factor on each rule's recorded partials, read only while one is planted.
+constexpr size_t kRuleCount = std::size(kRules);
+std::atomic<bool> gFaultPlanted{false};
+std::atomic<double> gFaultScale[kRuleCount];
+
+double faultScale(size_t k) {
+  if (!gFaultPlanted.load(std::memory_order_relaxed)) return 1.0;
+  return gFaultScale[k].load(std::memory_order_relaxed);
+}
+
 // The forward rule of kRules[K]: the value, and its local partials on the tape when an argument is active.
 template <size_t K>
 Value applyRule(Runtime& rt, const Value* args, int argc) {
@@ -141,14 +154,15 @@ Value applyRule(Runtime& rt, const Value* args, int argc) {
       double y = r.f1(x);
       if constexpr (r.dx == nullptr) return Value::real(y);
       if (!args[0].isActive() || !rt.taping) return Value::real(y);
-      return rt.unary(y, args[0], r.dx(x, y));
+      return rt.unary(y, args[0], r.dx(x, y) * faultScale(K));
     }
   }
   if constexpr (r.f2 != nullptr) {
     double a = numberArg(rt, r.name, args, 0), b = numberArg(rt, r.name, args, 1);
     double y = r.f2(a, b);
     if ((!args[0].isActive() && !args[1].isActive()) || !rt.taping) return Value::real(y);
-    return rt.binary(y, args[0], r.da(a, b, y), args[1], r.db(a, b, y));
+    double s = faultScale(K);
+    return rt.binary(y, args[0], r.da(a, b, y) * s, args[1], r.db(a, b, y) * s);
   }
   return Value();  // unreachable: the row's arity admits only the forms the rule has
 }
@@ -170,6 +184,21 @@ void addRules(std::vector<Primitive>& t, std::index_sequence<K...>) {
 
 }  // namespace
 
-void addElementaryPrims(std::vector<Primitive>& t) { addRules(t, std::make_index_sequence<std::size(kRules)>{}); }
+void addElementaryPrims(std::vector<Primitive>& t) { addRules(t, std::make_index_sequence<kRuleCount>{}); }
+
+void plantAdjointFault(const std::string& prim, double scale) {
+  size_t k = 0;
+  while (k < kRuleCount && prim != kRules[k].name) ++k;
+  if (k == kRuleCount || (kRules[k].dx == nullptr && kRules[k].da == nullptr))
+    throw std::invalid_argument("plantAdjointFault: '" + prim + "' is not a differentiable elementary primitive");
+  if (!gFaultPlanted.load()) clearAdjointFaults();
+  gFaultScale[k].store(scale);
+  gFaultPlanted.store(true);
+}
+
+void clearAdjointFaults() {
+  gFaultPlanted.store(false);
+  for (auto& s : gFaultScale) s.store(1.0);
+}
 
 }  // namespace dmci

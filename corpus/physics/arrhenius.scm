@@ -1,0 +1,5 @@
+; Arrhenius rate constant: k = A exp(-Ea / (R T))
+(define R 8.314)
+(define (rate-constant prefactor activation temperature)
+  (* prefactor (exp (- (/ activation (* R temperature))))))
+(rate-constant A Ea T)

@@ -1,0 +1,7 @@
+; Normal probability density N(x; mu, sigma)
+(define pi 3.141592653589793)
+(define (normal-pdf x mu sigma)
+  (let ((z (/ (- x mu) sigma)))
+    (/ (exp (* -0.5 (square z)))
+       (* sigma (sqrt (* 2 pi))))))
+(normal-pdf x mu sigma)

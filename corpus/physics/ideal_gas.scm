@@ -1,0 +1,5 @@
+; Ideal-gas pressure in atm: P = n R T / V (R in L atm / (mol K), V in litres)
+(define gas-constant 0.08206)
+(define (pressure moles temperature volume)
+  (/ (* moles gas-constant temperature) volume))
+(pressure n T V)

@@ -1,0 +1,5 @@
+; Kepler's third law: orbital period T = 2 pi a^(3/2) / sqrt(mu)
+(define pi 3.141592653589793)
+(define (orbital-period semi-major gm)
+  (/ (* 2 pi (expt semi-major 1.5)) (sqrt gm)))
+(orbital-period a mu)

@@ -1,0 +1,7 @@
+; Pendulum period with the finite-amplitude series: T = 2 pi sqrt(L/g) (1 + a^2/16 + 11 a^4/3072)
+(define pi 3.141592653589793)
+(define (period len amplitude)
+  (let ((t0 (* 2 pi (sqrt (/ len 9.81))))
+        (a2 (square amplitude)))
+    (* t0 (+ 1 (/ a2 16) (/ (* 11 a2 a2) 3072)))))
+(period L theta0)

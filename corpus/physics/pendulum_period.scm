@@ -1,0 +1,5 @@
+; Small-angle period of a simple pendulum: T = 2 pi sqrt(L / g)
+(define pi 3.141592653589793)
+(define (period len grav)
+  (* 2 pi (sqrt (/ len grav))))
+(period L 9.81)

@@ -1,0 +1,5 @@
+; Planck spectrum in reduced units: B(nu, T) = 2 nu^3 / (exp(nu / T) - 1)
+(define (planck nu temperature)
+  (/ (* 2 (expt nu 3))
+     (- (exp (/ nu temperature)) 1)))
+(planck nu T)
