@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "cli/Check.h"
 #include "driver/Program.h"
 #include "expand/Expand.h"
 #include "mce/Mce.h"
@@ -235,6 +236,8 @@ int main(int argc, char** argv) {
   std::string efile;
   auto* expand = app.add_subcommand("expand", "print a program's core AST after expansion");
   expand->add_option("program", efile, "the program (.scm)")->required();
+  cli::CheckArgs checkArgs;
+  auto* check = cli::addCheckCommand(app, checkArgs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -249,6 +252,7 @@ int main(int argc, char** argv) {
     if (*compile) return compileCommand(cfile, cout, cparams);
     if (*prims) return primsCommand(primsJson);
     if (*expand) return expandCommand(efile);
+    if (*check) return cli::checkCommand(checkArgs);
   } catch (const UsageError& e) {
     std::cerr << "dmci: " << e.message << "\n";
     return kUsageError;

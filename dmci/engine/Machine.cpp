@@ -5,7 +5,14 @@
 
 namespace dmci {
 
-Machine::Machine(const ComputeGraph& g, Runtime& rt) : g_(g), rt_(rt) {
+namespace {
+// Arity check with the common case inline.
+inline void arity(const Primitive& p, int argc) {
+  if (argc < p.minArgs || (p.maxArgs >= 0 && argc > p.maxArgs)) checkArity(p, argc);
+}
+}  // namespace
+
+Machine::Machine(const ComputeGraph& g, Runtime& rt) : g_(g), rt_(rt), prims_(primitives().data()) {
   stack_.reserve(1024);
   frames_.reserve(256);
   for (const auto& b : g.blocks) library_.push_back(b.pos.inLibrary() ? 1 : 0);
@@ -97,8 +104,8 @@ bool Machine::enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t
   for (;;) {
     if (f.tag == Tag::Closure) break;
     if (f.tag != Tag::Prim) notProcedure(f);
-    const Primitive& p = prim(f.i);
-    checkArity(p, argc);
+    const Primitive& p = prims_[f.i];
+    arity(p, argc);
     if (p.forward) {
       result = p.forward(rt_, args_.data(), argc);
       return false;
@@ -132,8 +139,10 @@ bool Machine::enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t
 Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc, int32_t env) {
   int32_t base = 0;
   const uint64_t maxSteps = rt_.budget().steps;
+  const CodeBlock* blocks = g_.blocks.data();
+  const Instr* code = blocks[block].code.data();
   for (;;) {
-    const Instr& in = g_.blocks[block].code[pc];
+    const Instr& in = code[pc];
     if (++stats_.steps > maxSteps) rt_.budgetExceeded("steps");
     if ((stats_.steps & 0xFFFF) == 0 && rt_.outOfTime()) rt_.budgetExceeded("time");
     Value* s = stack_.data() + base;
@@ -144,20 +153,20 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       case Op::Param: s[in.dst] = params[in.a]; break;
       case Op::PrimRef: s[in.dst] = Value::make(Tag::Prim, in.a); break;
       case Op::Prim: {
-        const Primitive& p = prim(in.a);
-        checkArity(p, in.c);
+        const Primitive& p = prims_[in.a];
+        arity(p, in.c);
         s[in.dst] = p.forward(rt_, s + in.b, in.c);
         break;
       }
       case Op::Prim1: {
-        const Primitive& p = prim(in.a);
-        checkArity(p, 1);
+        const Primitive& p = prims_[in.a];
+        arity(p, 1);
         s[in.dst] = p.forward(rt_, s + in.b, 1);
         break;
       }
       case Op::Prim2: {
-        const Primitive& p = prim(in.a);
-        checkArity(p, 2);
+        const Primitive& p = prims_[in.a];
+        arity(p, 2);
         Value two[2] = {s[in.b], s[in.c]};
         s[in.dst] = p.forward(rt_, two, 2);
         break;
@@ -176,8 +185,44 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       }
       case Op::Sibling: s[in.dst] = Value::make(Tag::Closure, env, in.a); break;
       case Op::Call:
-      case Op::Apply:
       case Op::TailCall:
+        if (s[in.a].tag == Tag::Closure) {  // the common case, inline
+          if (!library_[block]) userCallBlock_ = block, userCallPc_ = pc;
+          const Value f = s[in.a];
+          const CodeBlock& b = blocks[f.code];
+          const int argc = in.c;
+          if (argc != b.nparams && !(b.variadic && argc > b.nparams)) wrongArity(b, argc);
+          const bool tail = in.op == Op::TailCall;
+          const int32_t nbase = tail ? base : base + blocks[block].nslots;
+          const size_t need = static_cast<size_t>(nbase) + static_cast<size_t>(b.nslots);
+          if (stack_.size() < need) {
+            if (need + frames_.size() * 2 + rt_.cellsInUse() > rt_.budget().heapCells) rt_.budgetExceeded("frames");
+            stack_.resize(need);
+            s = stack_.data() + base;
+          }
+          const Value* src = s + in.b;
+          if (tail) {  // the arguments may overlap the frame they replace
+            args_.assign(src, src + argc);
+            src = args_.data();
+          }
+          Value* d = stack_.data() + nbase;
+          for (int k = 0; k < b.nparams; ++k) d[k] = src[k];
+          if (b.variadic) {
+            Value rest = Value::nil();
+            for (int k = argc; k-- > b.nparams;) rest = rt_.cons(src[k], rest);
+            d[b.nparams] = rest;
+          }
+          if (!tail) {
+            frames_.push_back({block, pc + 1, base, env, in.dst});
+            if (frames_.size() > stats_.maxFrames) stats_.maxFrames = frames_.size();
+          }
+          block = static_cast<int32_t>(f.code), pc = 0, base = nbase, env = f.i;
+          code = blocks[block].code.data();
+          ++stats_.calls;
+          continue;
+        }
+        [[fallthrough]];
+      case Op::Apply:
       case Op::TailApply: {
         bool tail = in.op == Op::TailCall || in.op == Op::TailApply;
         Value f = s[in.a];
@@ -200,6 +245,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
           Frame fr = frames_.back();
           frames_.pop_back();
           block = fr.block, pc = fr.pc, base = fr.base, env = fr.env;
+          code = blocks[block].code.data();
           stack_[static_cast<size_t>(base + fr.dst)] = result;
           continue;
         }
@@ -208,6 +254,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
           if (frames_.size() > stats_.maxFrames) stats_.maxFrames = frames_.size();
         }
         block = cb, pc = cpc, base = nbase, env = cenv;
+        code = blocks[block].code.data();
         continue;
       }
       case Op::Return: {
@@ -216,6 +263,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
         Frame fr = frames_.back();
         frames_.pop_back();
         block = fr.block, pc = fr.pc, base = fr.base, env = fr.env;
+        code = blocks[block].code.data();
         stack_[static_cast<size_t>(base + fr.dst)] = v;
         continue;
       }

@@ -12,6 +12,7 @@
 #include "engine/Materialise.h"
 #include "engine/Runtime.h"
 #include "lower/ComputeGraph.h"
+#include "prims/PrimTable.h"
 
 namespace dmci {
 
@@ -47,6 +48,7 @@ class Machine {
 
   const ComputeGraph& g_;
   Runtime& rt_;
+  const Primitive* prims_;  // the primitive table, cached for the loop
   std::vector<Value> consts_;
   std::vector<Literal> literals_;
   std::vector<Value> stack_;

@@ -1,0 +1,6 @@
+; alpha x^13 with x^n by exponentiation by squaring (recursion on n, even/odd split)
+(define (fast-expt b n)
+  (cond ((= n 0) 1)
+        ((even? n) (square (fast-expt b (quotient n 2))))
+        (else (* b (fast-expt b (- n 1))))))
+(* alpha (fast-expt x 13))

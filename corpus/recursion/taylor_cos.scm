@@ -1,0 +1,11 @@
+; cos(x) by its Taylor series, non-tail recursion with factorial and power helpers (13 terms)
+(define (factorial n)
+  (if (= n 0) 1 (* n (factorial (- n 1)))))
+(define (power x n)
+  (if (= n 0) 1 (* x (power x (- n 1)))))
+(define (cos-series x k sign)
+  (if (> k 12)
+      0
+      (+ (/ (* sign (power x (* 2 k))) (factorial (* 2 k)))
+         (cos-series x (+ k 1) (- sign)))))
+(cos-series x 0 1)

@@ -1,0 +1,139 @@
+// `dmci check`: runs the corpus through the gate, prints a line per pair and a summary, writes the reports.
+#include "cli/Check.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "oracle/gate/Gate.h"
+#include "oracle/gate/Summary.h"
+#include "reports/GateReport.h"
+
+namespace dmci::cli {
+namespace {
+
+using namespace dmci::gate;
+
+constexpr int kOk = 0, kFailed = 1, kUsage = 2;
+
+int usage(const std::string& message) {
+  std::cerr << "dmci check: " << message << "\n";
+  return kUsage;
+}
+
+std::string sci(const std::optional<double>& x) {
+  if (!x) return "-";
+  if (*x == 0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", *x);
+  return buf;
+}
+
+// One table row: name, status, the three gradient comparisons, time.
+void printRow(const PairResult& r, size_t nameWidth) {
+  std::printf("%-*s  %-17s  %-10s %-10s %-10s %8.3fs\n", static_cast<int>(nameWidth), r.pair.name.c_str(),
+              statusName(r.status), sci(r.errors.dmciVsDirect).c_str(), sci(r.errors.directVsFd).c_str(),
+              sci(r.errors.dmciVsFd).c_str(), r.seconds);
+}
+
+void printTable(const GateRun& run, bool quiet) {
+  size_t width = 4;
+  for (const auto& r : run.results) width = std::max(width, r.pair.name.size());
+  width = std::min<size_t>(width, 60);
+  if (!quiet) {
+    std::printf("%-*s  %-17s  %-10s %-10s %-10s %9s\n", static_cast<int>(width), "pair", "status", "dmci-direct",
+                "direct-fd", "dmci-fd", "time");
+    for (const auto& r : run.results) printRow(r, width);
+  }
+  for (const auto& r : run.results) {
+    if (r.status != Status::Fail) continue;
+    std::printf("\nFAIL %s (%s, expected %s)\n", r.pair.name.c_str(), r.pair.file.c_str(), expectName(r.pair.expect));
+    for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
+  }
+}
+
+void printSummary(const GateRun& run, const GateSummary& s) {
+  std::printf("\ngate: %zu pairs: %zu pass, %zu fail, %zu nondifferentiable; %.2f s on %d jobs\n", s.all.total,
+              s.all.pass, s.all.fail, s.all.nondifferentiable, s.seconds, run.jobs);
+  for (const auto& d : s.comparisons) {
+    std::printf("  %-15s median %-9s max %-9s (tolerance %.0e, %zu compared)", d.comparison.c_str(),
+                sci(d.median).c_str(), sci(d.max).c_str(), d.tolerance, d.errors.size());
+    if (!d.worst.empty() && d.worst.front().second > 0) std::printf("  worst: %s", d.worst.front().first.c_str());
+    std::printf("\n");
+  }
+  std::printf("  slowest:");
+  for (size_t k = 0; k < s.slowest.size() && k < 3; ++k)
+    std::printf("%s %s %.2fs", k ? "," : "", s.slowest[k].first.c_str(), s.slowest[k].second);
+  std::printf("\ngate: %s\n", s.passed ? "PASSED" : "FAILED");
+}
+
+// A single updating line on a terminal: "[k/n] name".
+std::function<void(size_t, size_t, const std::string&)> progressLine(bool enabled) {
+  if (!enabled) return nullptr;
+  return [](size_t done, size_t total, const std::string& name) {
+    std::fprintf(stderr, "\r[%zu/%zu] %s\x1b[K", done, total, name.c_str());
+    std::fflush(stderr);
+  };
+}
+
+// Checks the flags that name something this build lacks.
+std::optional<std::string> unsupported(const CheckArgs& a) {
+  if (a.engine != "native")
+    return "--engine " + a.engine + ": the tensor engine is not built into this dmci; only --engine native is available";
+  if (a.device != "cpu")
+    return "--device " + a.device + ": only --device cpu is available (the native engine runs on the CPU)";
+  if (a.jobs < 0) return "--jobs must be at least 1 (or 0 for one per hardware thread)";
+  return std::nullopt;
+}
+
+}  // namespace
+
+CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
+  auto* c = app.add_subcommand("check", "the gradient-correctness gate: every corpus pair through the triangle");
+  c->add_option("corpus", a.dir, "the corpus directory, holding manifest.json")->capture_default_str();
+  c->add_option("--json", a.json, "the JSON report ('' for none)")->capture_default_str();
+  c->add_option("--md", a.md, "the Markdown report ('' for none)")->capture_default_str();
+  c->add_option("--filter", a.filter, "only pairs whose name matches: a regular expression, else a substring");
+  c->add_option("--jobs,-j", a.jobs, "pairs run in parallel (0: one per hardware thread)")->capture_default_str();
+  c->add_option("--tol-value", a.tolValue, "relative tolerance: values")->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--tol-ad", a.tolAd, "relative tolerance: dmci vs direct gradients")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--tol-fd", a.tolFd, "relative tolerance: gradients vs finite difference")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_option("--tol-closed", a.tolClosed, "relative tolerance: closed forms")
+      ->check(CLI::PositiveNumber)->capture_default_str();
+  c->add_flag("--quiet,-q", a.quiet, "print only failures and the summary");
+  c->add_option("--engine", a.engine, "engine: native")->capture_default_str();
+  c->add_option("--device", a.device, "device: cpu")->capture_default_str();
+  return c;
+}
+
+int checkCommand(const CheckArgs& a) {
+  if (auto why = unsupported(a)) return usage(*why);
+  auto manifest = loadManifest(a.dir);
+  if (!manifest) return usage(manifest.error().message);
+  std::vector<GatePair> pairs = selectPairs(manifest->pairs, a.filter);
+  if (pairs.empty())
+    return usage(a.filter.empty() ? manifest->path + " lists no pairs" : "no pair matches --filter " + a.filter);
+  GateOptions opts;
+  opts.criteria = Criteria{a.tolValue, a.tolAd, a.tolFd, a.tolClosed};
+  opts.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  bool terminal = !a.quiet && isatty(fileno(stderr));
+  opts.progress = progressLine(terminal);
+  GateRun run = runGate(a.dir, pairs, opts);
+  if (terminal) std::fprintf(stderr, "\r\x1b[K");
+  GateSummary summary = summarize(run);
+  printTable(run, a.quiet);
+  printSummary(run, summary);
+  auto written = reports::writeGateReports(run, summary, a.json, a.md);
+  if (!written) return usage(written.error().message);
+  if (!a.quiet && !a.json.empty()) std::printf("wrote %s\n", a.json.c_str());
+  if (!a.quiet && !a.md.empty()) std::printf("wrote %s\n", a.md.c_str());
+  return summary.passed ? kOk : kFailed;
+}
+
+}  // namespace dmci::cli

@@ -1,0 +1,25 @@
+// `dmci check`: the gradient-correctness gate over a corpus, as a subcommand of the dmci tool.
+#pragma once
+#include <CLI/CLI.hpp>
+#include <string>
+
+namespace dmci::cli {
+
+struct CheckArgs {
+  std::string dir = "corpus";
+  std::string json = "reports/gate.json";
+  std::string md = "reports/gate.md";
+  std::string filter;
+  int jobs = 0;  // 0: one per hardware thread
+  double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-9;
+  bool quiet = false;
+  std::string engine = "native";
+  std::string device = "cpu";
+};
+
+// Adds the `check` subcommand, filling `args` when parsed.
+CLI::App* addCheckCommand(CLI::App& app, CheckArgs& args);
+// Runs the gate: 0 all pairs as expected, 1 a pair failed, 2 a usage error (no manifest, bad flag).
+int checkCommand(const CheckArgs& args);
+
+}  // namespace dmci::cli

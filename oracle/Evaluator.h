@@ -1,0 +1,143 @@
+// The oracle's evaluator: a recursive tree-walker over the resolved core AST,
+// templated on the number type, that records every discrete decision it takes.
+//
+// A decision is a primitive whose result depends on its numeric arguments in
+// steps: a comparison (a branch threshold), abs, min, max, floor and the like
+// (kinks), and integer arguments such as list indices (discrete arguments).
+// The seed run records them. A perturbed run *replays* them: each decision
+// takes the seed's outcome, so the run follows the seed's path and its finite
+// difference is the derivative along that path, and the first decision whose
+// own outcome would have differed is noted as a flip. A flip means the program
+// is not differentiable at the seed in that direction.
+#pragma once
+#include <chrono>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/Resolve.h"
+#include "oracle/Values.h"
+
+namespace dmci::oracle {
+
+enum class DecisionKind { Branch, Kink, Discrete };
+
+template <class Num>
+struct Decision {
+  const CoreExpr* site;  // the application
+  const char* prim;      // the primitive's name
+  DecisionKind kind;
+  Num outcome;   // a truth value as 0 or 1, a sign, an index, or an integer result
+  Num margin;    // how far the arguments were from another outcome; NaN when not measured
+  Num argument;  // the (first) argument, for the reason
+};
+
+// The program's value: a number, or a tensor and the sum of its entries.
+template <class Num>
+struct Output {
+  bool isTensor = false;
+  int rank = 0, rows = 0, cols = 0;
+  std::vector<Num> data;
+  Num total = 0;
+};
+
+template <class Num>
+class Interpreter;
+
+// One application of a primitive, as its implementation sees it.
+template <class Num>
+struct PrimCall {
+  Interpreter<Num>& in;
+  const CoreExpr* site;
+  const char* name;
+  const std::vector<Value<Num>>& args;
+
+  int argc() const { return static_cast<int>(args.size()); }
+  const Value<Num>& operator[](int k) const { return args[static_cast<size_t>(k)]; }
+  Heap<Num>& heap() const;
+  // "name: argument k+1 must be <expected>, got <value>", a Type error.
+  [[noreturn]] void wrongType(int k, const char* expected) const;
+  const Num& number(int k) const;  // argument k, which must be a number
+  // A decision (see above): the outcome to act on. `natural` is this run's own
+  // outcome, or nullopt when the arguments admit none (then, when recording,
+  // the primitive must have raised its error already).
+  Num decide(DecisionKind kind, const std::optional<Num>& natural, const Num& margin, const Num& argument) const;
+};
+
+template <class Num>
+using PrimFn = Value<Num> (*)(const PrimCall<Num>& c);
+
+// The oracle's own implementation of each primitive, indexed by primitive-table id.
+template <class Num>
+struct PrimRegistry {
+  std::vector<PrimFn<Num>> byId;
+  void add(const char* name, PrimFn<Num> fn);
+};
+
+template <class Num>
+void addScalarPrims(PrimRegistry<Num>& r);  // ScalarPrims.cpp
+template <class Num>
+void addElementary(PrimRegistry<Num>& r);  // Elementary.cpp, through addScalarPrims
+template <class Num>
+void addListPrims(PrimRegistry<Num>& r);  // ListPrims.cpp
+template <class Num>
+void addTensorPrims(PrimRegistry<Num>& r);  // TensorPrims.cpp
+template <class Num>
+const PrimRegistry<Num>& primRegistry();
+// Elementwise tensor arithmetic with scalar broadcast, for + - * / (TensorPrims.cpp).
+template <class Num>
+Value<Num> tensorElementwise(const PrimCall<Num>& c, char op, const Value<Num>& a, const Value<Num>& b);
+
+// A value as the engines print it in error messages.
+template <class Num>
+std::string show(const Value<Num>& v);
+
+template <class Num>
+class Interpreter {
+ public:
+  // With `replay`, the seed run's decisions: this run takes their outcomes.
+  Interpreter(const Prepared& program, const Budget& budget, std::vector<Num> params,
+              const std::map<std::string, Num>& literals, const std::vector<Decision<Num>>* replay = nullptr);
+
+  // Runs the program; throws DmciError.
+  Output<Num> run();
+  const std::vector<Decision<Num>>& trace() const { return trace_; }
+  // The index of the first replayed decision whose own outcome differed, if any.
+  std::optional<size_t> flip() const { return flip_; }
+
+  Heap<Num>& heap() { return heap_; }
+  Num decide(const CoreExpr* site, const char* prim, DecisionKind kind, const std::optional<Num>& natural,
+             const Num& margin, const Num& argument);
+  bool recording() const { return replay_ == nullptr; }
+
+  static constexpr int kMaxDepth = 200'000;  // nested evaluations; deeper is a Budget error
+
+ private:
+  const Prepared& program_;
+  Budget budget_;
+  std::vector<Num> params_;
+  const std::map<std::string, Num>& literals_;
+  const std::vector<Decision<Num>>* replay_;
+  Heap<Num> heap_;
+  std::vector<Decision<Num>> trace_;
+  size_t next_ = 0;  // replay: the next decision
+  std::optional<size_t> flip_;
+  std::map<const CoreExpr*, Value<Num>> constants_;  // each Const built once per run
+  uint64_t steps_ = 0;
+  std::chrono::steady_clock::time_point start_;
+  int depth_ = 0;
+
+  Value<Num> eval(const CoreExpr* e, Frame<Num>* env);
+  void tick(const CoreExpr* e);
+  Value<Num> constant(const CoreExpr* e);
+  Value<Num> datum(const Datum& d);
+  Value<Num> lookup(const CoreExpr* e, Frame<Num>* env) const;
+  Value<Num> evalArgs(const CoreExpr* e, Frame<Num>* env, std::vector<Value<Num>>& args);
+  void spreadApply(const CoreExpr* site, Value<Num>& f, std::vector<Value<Num>>& args);
+  Frame<Num>* bind(const CoreExpr* site, const Closure<Num>& c, std::vector<Value<Num>>& args);
+  Value<Num> callPrimitive(const CoreExpr* site, int id, const std::vector<Value<Num>>& args);
+  Output<Num> output(const Value<Num>& v) const;
+};
+
+}  // namespace dmci::oracle

@@ -1,0 +1,275 @@
+// The tensor primitives in the oracle's number type: construction, indexing,
+// elementwise arithmetic and the basic algebra. Sizes and indices are discrete arguments.
+#include <cmath>
+#include <optional>
+
+#include "oracle/Oracle.h"
+#include "oracle/TensorPrims.h"
+
+namespace dmci::oracle {
+namespace {
+
+template <class Num>
+using V = Value<Num>;
+
+template <class Num>
+Tensor<Num>& newTensor(const PrimCall<Num>& c, int rank, int rows, int cols) {
+  return c.heap().tensor(rank, rows, cols);
+}
+
+// --- construction ---
+
+template <class Num>
+V<Num> vecPrim(const PrimCall<Num>& c) {
+  Tensor<Num>& t = newTensor(c, 1, c.argc(), 1);
+  for (int k = 0; k < c.argc(); ++k) t.data[k] = c.number(k);
+  return Heap<Num>::value(t);
+}
+
+// The entries of one row of `mat`: a proper list of numbers, or a vector.
+template <class Num>
+std::vector<Num> matRow(const PrimCall<Num>& c, int k) {
+  const char* want = "a proper list of numbers or a vector";
+  if (c[k].kind == Kind::Tensor) return needTensor(c, k, 1).data;
+  std::vector<Num> row;
+  V<Num> p = c[k];
+  for (; p.kind == Kind::Pair; p = p.pair().cdr) {
+    if (!p.pair().car.isNumber()) c.wrongType(k, want);
+    row.push_back(p.pair().car.num);
+  }
+  if (p.kind != Kind::Nil) c.wrongType(k, want);
+  return row;
+}
+
+template <class Num>
+V<Num> matPrim(const PrimCall<Num>& c) {
+  std::vector<std::vector<Num>> rows;
+  for (int k = 0; k < c.argc(); ++k) {
+    rows.push_back(matRow(c, k));
+    std::string row = "mat: row " + std::to_string(k + 1);
+    if (rows[k].empty()) throw DmciError(ErrorKind::Domain, row + " is empty", c.site->pos);
+    if (rows[k].size() != rows[0].size())
+      throw DmciError(ErrorKind::Type,
+                      row + " has " + std::to_string(rows[k].size()) + " entries but row 1 has " +
+                          std::to_string(rows[0].size()),
+                      c.site->pos);
+  }
+  int cols = static_cast<int>(rows[0].size());
+  Tensor<Num>& t = newTensor(c, 2, c.argc(), cols);
+  for (int i = 0; i < c.argc(); ++i)
+    for (int j = 0; j < cols; ++j) t.at(i, j) = rows[i][j];
+  return Heap<Num>::value(t);
+}
+
+// A dimension argument: a positive integer (Type error when not integral, Domain when < 1).
+template <class Num>
+int sizeArg(const PrimCall<Num>& c, int k) {
+  const Num& x = c.number(k);
+  bool integral = isInteger(x), inRange = integral && x >= 1 && x <= 1e8;
+  if (c.in.recording() && !integral) c.wrongType(k, "an integer size");
+  if (c.in.recording() && !inRange)
+    throw DmciError(ErrorKind::Domain, std::string(c.name) + ": size " + show(c[k]) + " is not in 1..100000000",
+                    c.site->pos);
+  std::optional<Num> natural;
+  if (inRange) natural = x;
+  return static_cast<int>(c.decide(DecisionKind::Discrete, natural, Num(0), x));
+}
+
+template <class Num>
+Tensor<Num>& sized(const PrimCall<Num>& c) {
+  int rows = sizeArg(c, 0);
+  int cols = c.argc() == 2 ? sizeArg(c, 1) : 1;
+  if (static_cast<double>(rows) * cols > 2e9)
+    throw DmciError(ErrorKind::Domain,
+                    std::string(c.name) + ": " + std::to_string(rows) + "x" + std::to_string(cols) + " is too large",
+                    c.site->pos);
+  return newTensor(c, c.argc() == 2 ? 2 : 1, rows, cols);
+}
+
+template <class Num, int Fill>
+V<Num> filled(const PrimCall<Num>& c) {
+  Tensor<Num>& t = sized(c);
+  for (Num& x : t.data) x = Fill;
+  return Heap<Num>::value(t);
+}
+
+template <class Num>
+V<Num> eyePrim(const PrimCall<Num>& c) {
+  int n = sizeArg(c, 0);
+  if (static_cast<double>(n) * n > 2e9)
+    throw DmciError(ErrorKind::Domain, "eye: size " + std::to_string(n) + " is too large", c.site->pos);
+  Tensor<Num>& t = newTensor(c, 2, n, n);
+  for (int k = 0; k < n; ++k) t.at(k, k) = 1;
+  return Heap<Num>::value(t);
+}
+
+// A 0-based index below `limit`, a discrete argument.
+template <class Num>
+int indexArg(const PrimCall<Num>& c, int k, int limit) {
+  bool integral = c[k].isNumber() && isInteger(c[k].num);
+  bool inRange = integral && c[k].num >= 0 && c[k].num < limit;
+  if (c.in.recording() && !integral) c.wrongType(k, "an integer index");
+  if (c.in.recording() && !inRange)
+    throw DmciError(ErrorKind::Domain,
+                    "ref: index " + show(c[k]) + " is out of range 0.." + std::to_string(limit - 1), c.site->pos);
+  std::optional<Num> natural;
+  if (inRange) natural = c[k].num;
+  return static_cast<int>(c.decide(DecisionKind::Discrete, natural, Num(0), c[k].isNumber() ? c[k].num : Num(0)));
+}
+
+template <class Num>
+V<Num> refPrim(const PrimCall<Num>& c) {
+  const Tensor<Num>& t = needTensor(c, 0, 0);
+  if (c.argc() - 1 != t.rank)
+    throw DmciError(ErrorKind::Arity,
+                    "ref: a " + shapeName(t) + " takes " + std::to_string(t.rank) + " index" +
+                        (t.rank == 1 ? "" : "es") + ", got " + std::to_string(c.argc() - 1),
+                    c.site->pos);
+  int i = indexArg(c, 1, t.rows);
+  int j = t.rank == 2 ? indexArg(c, 2, t.cols) : 0;
+  return V<Num>::number(t.at(i, j));
+}
+
+// --- algebra ---
+
+template <class Num>
+V<Num> dotPrim(const PrimCall<Num>& c) {
+  const Tensor<Num>&a = needTensor(c, 0, 1), &b = needTensor(c, 1, 1);
+  if (a.rows != b.rows) shapeMismatch(c, "lengths differ", a, b);
+  Num s = 0;
+  for (int k = 0; k < a.rows; ++k) s += a.data[k] * b.data[k];
+  return V<Num>::number(s);
+}
+
+// A·B for matrices, or A·x with x a vector (then the result is a vector).
+template <class Num>
+V<Num> product(const PrimCall<Num>& c, const Tensor<Num>& a, const Tensor<Num>& b, int rank) {
+  Tensor<Num>& y = newTensor(c, rank, a.rows, b.cols);
+  for (int i = 0; i < a.rows; ++i)
+    for (int j = 0; j < b.cols; ++j) {
+      Num s = 0;
+      for (int k = 0; k < a.cols; ++k) s += a.at(i, k) * b.at(k, j);
+      y.at(i, j) = s;
+    }
+  return Heap<Num>::value(y);
+}
+
+template <class Num>
+V<Num> matvecPrim(const PrimCall<Num>& c) {
+  const Tensor<Num>&a = needTensor(c, 0, 2), &x = needTensor(c, 1, 1);
+  if (a.cols != x.rows) shapeMismatch(c, "matrix columns differ from vector length", a, x);
+  return product(c, a, x, 1);
+}
+
+template <class Num>
+V<Num> matmulPrim(const PrimCall<Num>& c) {
+  const Tensor<Num>&a = needTensor(c, 0, 2), &b = needTensor(c, 1, 2);
+  if (a.cols != b.rows) shapeMismatch(c, "inner dimensions differ", a, b);
+  return product(c, a, b, 2);
+}
+
+// A vector is returned unchanged.
+template <class Num>
+V<Num> transposePrim(const PrimCall<Num>& c) {
+  const Tensor<Num>& a = needTensor(c, 0, 0);
+  if (a.rank == 1) return c[0];
+  Tensor<Num>& y = newTensor(c, 2, a.cols, a.rows);
+  for (int i = 0; i < a.rows; ++i)
+    for (int j = 0; j < a.cols; ++j) y.at(j, i) = a.at(i, j);
+  return Heap<Num>::value(y);
+}
+
+template <class Num>
+V<Num> outerPrim(const PrimCall<Num>& c) {
+  const Tensor<Num>&a = needTensor(c, 0, 1), &b = needTensor(c, 1, 1);
+  Tensor<Num>& y = newTensor(c, 2, a.rows, b.rows);
+  for (int i = 0; i < a.rows; ++i)
+    for (int j = 0; j < b.rows; ++j) y.at(i, j) = a.data[i] * b.data[j];
+  return Heap<Num>::value(y);
+}
+
+template <class Num>
+V<Num> tracePrim(const PrimCall<Num>& c) {
+  const Tensor<Num>& a = needSquare(c, 0);
+  Num s = 0;
+  for (int k = 0; k < a.rows; ++k) s += a.at(k, k);
+  return V<Num>::number(s);
+}
+
+// Euclidean norm of a vector, Frobenius norm of a matrix.
+template <class Num>
+V<Num> normPrim(const PrimCall<Num>& c) {
+  using std::sqrt;
+  Num s = 0;
+  for (const Num& x : needTensor(c, 0, 0).data) s += x * x;
+  return V<Num>::number(sqrt(s));
+}
+
+template <class Num>
+V<Num> vsumPrim(const PrimCall<Num>& c) {
+  Num s = 0;
+  for (const Num& x : needTensor(c, 0, 0).data) s += x;
+  return V<Num>::number(s);
+}
+
+template <class Num>
+V<Num> scalePrim(const PrimCall<Num>& c) {
+  const Num& s = c.number(0);
+  const Tensor<Num>& a = needTensor(c, 1, 0);
+  Tensor<Num>& y = newTensor(c, a.rank, a.rows, a.cols);
+  for (int k = 0; k < a.size(); ++k) y.data[k] = s * a.data[k];
+  return Heap<Num>::value(y);
+}
+
+template <class Num>
+Num elementOp(char op, const Num& x, const Num& y) {
+  switch (op) {
+    case '+': return x + y;
+    case '-': return x - y;
+    case '*': return x * y;
+    default: return x / y;
+  }
+}
+
+}  // namespace
+
+// x op y, elementwise over tensors of one shape, a number operand broadcast.
+template <class Num>
+Value<Num> tensorElementwise(const PrimCall<Num>& c, char op, const Value<Num>& a, const Value<Num>& b) {
+  bool at = a.kind == Kind::Tensor, bt = b.kind == Kind::Tensor;
+  if (!at && !bt) return V<Num>::number(elementOp(op, a.num, b.num));
+  const Tensor<Num>& shape = at ? a.tensor() : b.tensor();
+  if (at && bt) {
+    const Tensor<Num>&ta = a.tensor(), &tb = b.tensor();
+    if (ta.rank != tb.rank || ta.rows != tb.rows || ta.cols != tb.cols) shapeMismatch(c, "shapes differ", ta, tb);
+  }
+  Tensor<Num>& y = newTensor(c, shape.rank, shape.rows, shape.cols);
+  for (int k = 0; k < shape.size(); ++k)
+    y.data[k] = elementOp(op, at ? a.tensor().data[k] : a.num, bt ? b.tensor().data[k] : b.num);
+  return Heap<Num>::value(y);
+}
+
+template <class Num>
+void addTensorPrims(PrimRegistry<Num>& r) {
+  r.add("vec", vecPrim<Num>);
+  r.add("mat", matPrim<Num>);
+  r.add("zeros", filled<Num, 0>);
+  r.add("ones", filled<Num, 1>);
+  r.add("eye", eyePrim<Num>);
+  r.add("ref", refPrim<Num>);
+  r.add("dot", dotPrim<Num>);
+  r.add("matvec", matvecPrim<Num>);
+  r.add("matmul", matmulPrim<Num>);
+  r.add("transpose", transposePrim<Num>);
+  r.add("outer", outerPrim<Num>);
+  r.add("trace", tracePrim<Num>);
+  r.add("norm", normPrim<Num>);
+  r.add("vsum", vsumPrim<Num>);
+  r.add("scale", scalePrim<Num>);
+  addLinalgPrims(r);
+}
+
+template void addTensorPrims<Wide>(PrimRegistry<Wide>&);
+template Value<Wide> tensorElementwise<Wide>(const PrimCall<Wide>&, char, const Value<Wide>&, const Value<Wide>&);
+
+}  // namespace dmci::oracle

@@ -1,0 +1,339 @@
+// Runs each corpus pair through the triangle (direct, interpreted routes, finite difference) and judges it.
+#include "oracle/gate/Gate.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <limits>
+#include <map>
+#include <mutex>
+#include <regex>
+#include <sstream>
+#include <stdexcept>
+
+#include "syntax/Datum.h"
+
+namespace dmci::gate {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr size_t kMaxReasonsPerComparison = 5;
+
+double since(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::string sci(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", x);
+  return buf;
+}
+
+// The larger of an optional running maximum and a new error.
+void raise(std::optional<double>& worst, double e) {
+  if (!worst || e > *worst || std::isnan(e)) worst = e;
+}
+
+// Reads corpus_dir/file and names the program `file`, so literal keys are relative to the corpus.
+Result<Program> loadProgram(const std::string& dir, const std::string& file) {
+  std::string path = dir.empty() ? file : dir + (dir.back() == '/' ? "" : "/") + file;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorKind::Io, "cannot read " + path, {}};
+  std::ostringstream s;
+  s << in.rdbuf();
+  return Program::fromText(s.str(), file);
+}
+
+RouteRun runRoute(const Program& program, const GatePair& pair, Route route, const Budget& budget) {
+  auto t0 = Clock::now();
+  RouteRun r;
+  r.route = route;
+  EvalOptions opts;
+  opts.route = route;
+  opts.gradient = true;
+  opts.wrt = pair.wrt;
+  opts.wrtLiterals = pair.literals;
+  opts.budget = budget;
+  auto ev = program.evaluate(pair.bind, opts);
+  if (ev) {
+    r.ok = true;
+    r.value = ev->value;
+    r.gradient = ev->gradient;
+  } else {
+    r.error = ev.error().str();
+  }
+  r.seconds = since(t0);
+  return r;
+}
+
+OracleRun runOracle(const Program& program, const GatePair& pair, const oracle::FdOptions& fd) {
+  auto t0 = Clock::now();
+  OracleRun r;
+  auto g = oracle::finiteDifference(program, pair.bind, pair.wrt, pair.literals, fd);
+  if (g) {
+    r.ok = true;
+    r.value = g->value;
+    r.gradient = g->gradient;
+    r.differentiable = g->differentiable;
+    r.reason = g->reason;
+  } else {
+    r.error = g.error().str();
+  }
+  r.seconds = since(t0);
+  return r;
+}
+
+// Adds failure reasons to one pair's verdict, capping repeats per comparison.
+class Verdict {
+ public:
+  Verdict(PairResult& r, const Criteria& c) : r_(r), c_(c) {}
+
+  void fail(std::string reason) { r_.reasons.push_back(std::move(reason)); }
+
+  // got vs ref by key; returns the largest relative error (infinite if the key sets differ).
+  double gradients(const std::string& gotName, const Gradient& got, const std::string& refName,
+                   const Gradient& ref, double tol) {
+    std::map<std::string, double> refs(ref.begin(), ref.end()), gots(got.begin(), got.end());
+    std::string what = "gradient " + gotName + " vs " + refName;
+    double worst = 0;
+    size_t over = 0;
+    for (const auto& [k, a] : got) {
+      auto it = refs.find(k);
+      if (it == refs.end()) {
+        fail(what + ": " + gotName + " has a component d/d " + k + " that " + refName + " lacks");
+        worst = kInf;
+        continue;
+      }
+      double e = relativeError(a, it->second, c_.floor);
+      worst = std::max(worst, e);
+      if (!(e <= tol) && over++ < kMaxReasonsPerComparison)
+        fail(what + ": d/d " + k + " = " + formatNumber(a) + " vs " + formatNumber(it->second) +
+             " (relative error " + sci(e) + " > " + sci(tol) + ")");
+    }
+    if (over > kMaxReasonsPerComparison)
+      fail(what + ": and " + std::to_string(over - kMaxReasonsPerComparison) + " more components over tolerance");
+    for (const auto& [k, b] : ref)
+      if (!gots.count(k)) {
+        fail(what + ": " + gotName + " lacks the component d/d " + k + " that " + refName + " has");
+        worst = kInf;
+      }
+    return worst;
+  }
+
+  // One number against a reference; returns the relative error.
+  double value(const std::string& what, double got, double ref, double tol) {
+    double e = relativeError(got, ref, c_.floor);
+    if (!(e <= tol))
+      fail(what + ": " + formatNumber(got) + " vs " + formatNumber(ref) + " (relative error " + sci(e) + " > " +
+           sci(tol) + ")");
+    return e;
+  }
+
+ private:
+  PairResult& r_;
+  const Criteria& c_;
+};
+
+// Every route = direct = the oracle's value.
+void compareValues(PairResult& r, Verdict& v, const Criteria& c) {
+  const RouteRun& direct = r.routes.front();
+  if (r.oracle.ok) raise(r.errors.value, v.value("value direct vs oracle", direct.value, r.oracle.value, c.value));
+  for (size_t k = 1; k < r.routes.size(); ++k) {
+    const RouteRun& rr = r.routes[k];
+    if (!rr.ok) continue;
+    std::string name = routeName(rr.route);
+    raise(r.errors.value, v.value("value " + name + " vs direct", rr.value, direct.value, c.value));
+    if (r.oracle.ok) raise(r.errors.value, v.value("value " + name + " vs oracle", rr.value, r.oracle.value, c.value));
+  }
+}
+
+// Each interpreted route's gradient vs direct's, and (at a smooth seed) every engine's vs the FD.
+void compareGradients(PairResult& r, Verdict& v, const Criteria& c, bool smooth) {
+  const RouteRun& direct = r.routes.front();
+  if (smooth) r.errors.directVsFd = v.gradients("direct", direct.gradient, "fd", r.oracle.gradient, c.fd);
+  for (size_t k = 1; k < r.routes.size(); ++k) {
+    const RouteRun& rr = r.routes[k];
+    if (!rr.ok) continue;
+    RouteErrors e{rr.route, std::nullopt, std::nullopt};
+    e.vsDirect = v.gradients(routeName(rr.route), rr.gradient, "direct", direct.gradient, c.ad);
+    raise(r.errors.dmciVsDirect, *e.vsDirect);
+    if (smooth) {
+      e.vsFd = v.gradients(routeName(rr.route), rr.gradient, "fd", r.oracle.gradient, c.fd);
+      raise(r.errors.dmciVsFd, *e.vsFd);
+    }
+    r.errors.byRoute.push_back(e);
+  }
+}
+
+// The manifest's closed forms vs every gradient that was computed (components only at a smooth seed).
+void compareClosedForms(PairResult& r, Verdict& v, const Criteria& c, bool smooth) {
+  std::vector<std::pair<std::string, const Gradient*>> sources;
+  for (const auto& rr : r.routes)
+    if (rr.ok) sources.emplace_back(routeName(rr.route), &rr.gradient);
+  if (r.oracle.ok) sources.emplace_back("fd", &r.oracle.gradient);
+  for (const auto& [key, exact] : r.pair.closedForm) {
+    if (!smooth) break;
+    for (const auto& [name, g] : sources) {
+      auto it = std::find_if(g->begin(), g->end(), [&](const auto& kv) { return kv.first == key; });
+      if (it == g->end()) {
+        v.fail("closed form: the " + name + " gradient has no component d/d " + key);
+        raise(r.errors.closedForm, kInf);
+        continue;
+      }
+      raise(r.errors.closedForm, v.value("closed form d/d " + key + " vs " + name, it->second, exact, c.closedForm));
+    }
+  }
+  if (!r.pair.closedValue) return;
+  for (const auto& rr : r.routes)
+    if (rr.ok)
+      raise(r.errors.closedForm,
+            v.value(std::string("closed value vs ") + routeName(rr.route), rr.value, *r.pair.closedValue, c.closedForm));
+  if (r.oracle.ok)
+    raise(r.errors.closedForm, v.value("closed value vs oracle", r.oracle.value, *r.pair.closedValue, c.closedForm));
+}
+
+// A status other than the manifest's expectation is a failure.
+void checkExpectation(PairResult& r, Verdict& v) {
+  if (!r.oracle.ok) return;
+  if (r.pair.expect == Expect::Pass && !r.oracle.differentiable)
+    v.fail("expected pass, but the oracle finds the program nondifferentiable at the seed: " + r.oracle.reason);
+  if (r.pair.expect == Expect::Nondifferentiable && r.oracle.differentiable)
+    v.fail("expected nondifferentiable, but the oracle finds the program smooth at the seed");
+}
+
+void judge(PairResult& r, const Criteria& c) {
+  Verdict v(r, c);
+  for (const auto& rr : r.routes)
+    if (!rr.ok) v.fail(std::string(routeName(rr.route)) + " failed: " + rr.error);
+  if (!r.oracle.ok) v.fail("oracle failed: " + r.oracle.error);
+  if (r.routes.front().ok) {
+    bool smooth = r.oracle.ok && r.oracle.differentiable;
+    compareValues(r, v, c);
+    compareGradients(r, v, c, smooth);
+    compareClosedForms(r, v, c, smooth);
+  }
+  checkExpectation(r, v);
+  if (!r.reasons.empty()) r.status = Status::Fail;
+  else r.status = r.oracle.differentiable ? Status::Pass : Status::Nondifferentiable;
+}
+
+// Runs on a thread of its own with a large stack: the oracle is a recursive
+// tree-walker, and corpus programs recurse 1,000 deep and more.
+class Worker {
+ public:
+  static constexpr size_t kStackBytes = size_t{256} << 20;
+
+  explicit Worker(std::function<void()> body) : body_(std::move(body)) {
+    pthread_attr_t attr;
+    pthread_attr_init(&attr);
+    pthread_attr_setstacksize(&attr, kStackBytes);
+    int rc = pthread_create(&thread_, &attr, &Worker::enter, this);
+    pthread_attr_destroy(&attr);
+    if (rc != 0) throw std::runtime_error("dmci check: cannot start a worker thread");
+  }
+  ~Worker() { pthread_join(thread_, nullptr); }
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+ private:
+  static void* enter(void* self) {
+    static_cast<Worker*>(self)->body_();
+    return nullptr;
+  }
+  std::function<void()> body_;
+  pthread_t thread_{};
+};
+
+}  // namespace
+
+const char* statusName(Status s) {
+  switch (s) {
+    case Status::Pass: return "pass";
+    case Status::Fail: return "fail";
+    case Status::Nondifferentiable: return "nondifferentiable";
+  }
+  return "?";
+}
+
+double relativeError(double a, double b, double floor) {
+  if (a == b || (std::isnan(a) && std::isnan(b))) return 0;
+  if (!std::isfinite(a) || !std::isfinite(b)) return kInf;
+  return std::fabs(a - b) / std::max(std::fabs(b), floor);
+}
+
+std::vector<GatePair> selectPairs(const std::vector<GatePair>& pairs, const std::string& filter) {
+  if (filter.empty()) return pairs;
+  std::optional<std::regex> re;
+  try {
+    re.emplace(filter);
+  } catch (const std::regex_error&) {
+    re.reset();  // not a regular expression: match it as a substring
+  }
+  std::vector<GatePair> out;
+  for (const auto& p : pairs) {
+    bool hit = re ? std::regex_search(p.name, *re) : p.name.find(filter) != std::string::npos;
+    if (hit) out.push_back(p);
+  }
+  return out;
+}
+
+PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOptions& opts) {
+  auto t0 = Clock::now();
+  PairResult r;
+  r.pair = pair;
+  try {
+    auto program = loadProgram(dir, pair.file);
+    if (!program) {
+      r.reasons.push_back("program " + pair.file + ": " + program.error().str());
+    } else {
+      for (Route route : pair.routes) r.routes.push_back(runRoute(*program, pair, route, opts.budget));
+      r.oracle = runOracle(*program, pair, opts.fd);
+      judge(r, opts.criteria);
+    }
+  } catch (const std::exception& e) {
+    // An escaped exception is a bug in an engine or the oracle: the pair fails and says so.
+    r.reasons.push_back(std::string("internal error: ") + e.what());
+  }
+  if (!r.reasons.empty()) r.status = Status::Fail;
+  r.seconds = since(t0);
+  return r;
+}
+
+GateRun runGate(const std::string& dir, const std::vector<GatePair>& pairs, const GateOptions& opts) {
+  auto t0 = Clock::now();
+  GateRun run;
+  run.dir = dir;
+  run.criteria = opts.criteria;
+  run.results.resize(pairs.size());
+  size_t jobs = static_cast<size_t>(std::max(1, opts.jobs));
+  jobs = std::max<size_t>(1, std::min(jobs, pairs.size()));
+  run.jobs = static_cast<int>(jobs);
+  std::atomic<size_t> next{0};
+  size_t done = 0;
+  std::mutex mu;
+  auto work = [&] {
+    for (size_t k; (k = next++) < pairs.size();) {
+      PairResult r = checkPair(dir, pairs[k], opts);
+      std::lock_guard<std::mutex> lock(mu);
+      run.results[k] = std::move(r);
+      if (opts.progress) opts.progress(++done, pairs.size(), pairs[k].name);
+    }
+  };
+  {
+    std::vector<std::unique_ptr<Worker>> workers;
+    for (size_t j = 0; j < jobs; ++j) workers.push_back(std::make_unique<Worker>(work));
+  }  // joined here
+  run.seconds = since(t0);
+  return run;
+}
+
+bool gatePassed(const GateRun& run) {
+  return std::none_of(run.results.begin(), run.results.end(),
+                      [](const PairResult& r) { return r.status == Status::Fail; });
+}
+
+}  // namespace dmci::gate

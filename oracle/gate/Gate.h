@@ -1,0 +1,122 @@
+// The gradient-correctness gate: every (program, seed) pair of the corpus through the triangle.
+//
+// For each pair the gate runs the program by the direct route (the reference
+// engine), by each interpreted route the manifest asks for (dmci, dmci2), and
+// through the multiprecision finite-difference oracle, then compares:
+//   value     every route = direct = oracle value          (criteria.value)
+//   AD        each interpreted route's gradient vs direct   (criteria.ad)
+//   FD        direct's and each route's gradient vs the FD  (criteria.fd)
+//   closed    the manifest's closed forms vs every gradient  (criteria.closedForm)
+// Gradients are compared by key; the key sets must match exactly. Relative
+// error is |a - b| / max(|b|, criteria.floor), b the reference. A seed the
+// oracle finds nondifferentiable is counted as such, not failed (its engine
+// values and AD gradients must still agree); a status other than the
+// manifest's "expect" is a failure.
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "oracle/Oracle.h"
+#include "oracle/gate/Manifest.h"
+
+namespace dmci::gate {
+
+// The pass criteria (VERIFY.md's defaults; `dmci check` flags override them).
+struct Criteria {
+  double value = 1e-12;       // values: every route, direct and the oracle
+  double ad = 1e-10;          // gradients: an interpreted route vs direct
+  double fd = 1e-6;           // gradients: an engine vs the finite difference
+  double closedForm = 1e-9;   // closed-form gradient components and values
+  double floor = 1e-8;        // relative error's denominator is max(|reference|, floor)
+};
+
+enum class Status { Pass, Fail, Nondifferentiable };
+const char* statusName(Status s);
+
+using Gradient = std::vector<std::pair<std::string, double>>;
+
+// One engine route's result for a pair.
+struct RouteRun {
+  Route route = Route::Direct;
+  bool ok = false;
+  std::string error;  // when not ok
+  double value = 0;
+  Gradient gradient;
+  double seconds = 0;
+};
+
+// The oracle's result for a pair.
+struct OracleRun {
+  bool ok = false;
+  std::string error;
+  double value = 0;
+  Gradient gradient;
+  bool differentiable = true;
+  std::string reason;  // when not differentiable
+  double seconds = 0;
+};
+
+// An interpreted route's largest relative gradient errors.
+struct RouteErrors {
+  Route route = Route::Dmci;
+  std::optional<double> vsDirect;
+  std::optional<double> vsFd;
+};
+
+// The largest relative error of each comparison (absent when not made).
+struct PairErrors {
+  std::optional<double> value;
+  std::optional<double> dmciVsDirect;  // the worst interpreted route (dmci, dmci2)
+  std::optional<double> directVsFd;
+  std::optional<double> dmciVsFd;      // the worst interpreted route
+  std::optional<double> closedForm;
+  std::vector<RouteErrors> byRoute;
+};
+
+struct PairResult {
+  GatePair pair;
+  Status status = Status::Fail;
+  std::vector<std::string> reasons;  // why it failed: comparison, key and numbers
+  std::vector<RouteRun> routes;      // direct first
+  OracleRun oracle;
+  PairErrors errors;
+  double seconds = 0;
+};
+
+struct GateOptions {
+  Criteria criteria;
+  int jobs = 1;
+  oracle::FdOptions fd;
+  Budget budget;  // for each engine run
+  // Called (serialised) as each pair finishes: pairs done, pairs in all, the pair's name.
+  std::function<void(size_t, size_t, const std::string&)> progress;
+};
+
+struct GateRun {
+  std::string dir;
+  Criteria criteria;
+  int jobs = 1;
+  std::vector<PairResult> results;  // in manifest order
+  double seconds = 0;               // wall time of the whole run
+};
+
+// |a - b| / max(|b|, floor); 0 when equal (or both NaN), infinite when only one is finite.
+double relativeError(double a, double b, double floor);
+
+// The pairs whose name matches `filter`: a regular expression (searched), or,
+// when it does not parse as one, a substring. An empty filter keeps all.
+std::vector<GatePair> selectPairs(const std::vector<GatePair>& pairs, const std::string& filter);
+
+// Runs one pair through the triangle; `dir` is the corpus directory.
+PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOptions& opts);
+
+// Runs the pairs on `opts.jobs` threads.
+GateRun runGate(const std::string& dir, const std::vector<GatePair>& pairs, const GateOptions& opts);
+
+// True when no pair failed (a failure includes a status other than the expected one).
+bool gatePassed(const GateRun& run);
+
+}  // namespace dmci::gate

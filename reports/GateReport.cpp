@@ -1,0 +1,227 @@
+// Writes the gate's JSON report (per pair and summary) and its Markdown report with SVG error histograms.
+#include "reports/GateReport.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "reports/ErrorHistogram.h"
+
+namespace dmci::reports {
+namespace {
+
+using json = nlohmann::ordered_json;
+using gate::Status;
+
+// A number for JSON: non-finite ones (which JSON lacks) as the strings "inf", "-inf", "nan".
+json num(double x) {
+  if (std::isnan(x)) return "nan";
+  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
+  return x;
+}
+
+json num(const std::optional<double>& x) { return x ? num(*x) : json(nullptr); }
+
+json gradientJson(const gate::Gradient& g) {
+  json o = json::object();
+  for (const auto& [k, v] : g) o[k] = num(v);
+  return o;
+}
+
+json pairErrorsJson(const gate::PairErrors& e) {
+  json o{{"value", num(e.value)},
+         {"dmci_vs_direct", num(e.dmciVsDirect)},
+         {"direct_vs_fd", num(e.directVsFd)},
+         {"dmci_vs_fd", num(e.dmciVsFd)},
+         {"closed_form", num(e.closedForm)}};
+  json byRoute = json::object();
+  for (const auto& r : e.byRoute) byRoute[routeName(r.route)] = {{"vs_direct", num(r.vsDirect)}, {"vs_fd", num(r.vsFd)}};
+  o["by_route"] = byRoute;
+  return o;
+}
+
+json pairJson(const gate::PairResult& r) {
+  json values = json::object(), grads = json::object(), seconds = json::object();
+  for (const auto& rr : r.routes) {
+    values[routeName(rr.route)] = rr.ok ? num(rr.value) : json(nullptr);
+    if (rr.ok) grads[routeName(rr.route)] = gradientJson(rr.gradient);
+    seconds[routeName(rr.route)] = rr.seconds;
+  }
+  values["oracle"] = r.oracle.ok ? num(r.oracle.value) : json(nullptr);
+  if (r.oracle.ok) grads["fd"] = gradientJson(r.oracle.gradient);
+  grads["closed_form"] = gradientJson(r.pair.closedForm);
+  if (r.pair.closedValue) values["closed_form"] = num(*r.pair.closedValue);
+  seconds["oracle"] = r.oracle.seconds;
+  json o{{"name", r.pair.name},     {"family", r.pair.family},          {"file", r.pair.file},
+         {"status", gate::statusName(r.status)}, {"expect", gate::expectName(r.pair.expect)}, {"reasons", r.reasons},
+         {"value", values},         {"gradient", grads},                {"errors", pairErrorsJson(r.errors)},
+         {"oracle", {{"differentiable", r.oracle.differentiable}, {"reason", r.oracle.reason}}},
+         {"seconds", r.seconds},    {"route_seconds", seconds}};
+  if (!r.pair.note.empty()) o["note"] = r.pair.note;
+  return o;
+}
+
+json countsJson(const gate::StatusCounts& c) {
+  return {{"total", c.total}, {"pass", c.pass}, {"fail", c.fail}, {"nondifferentiable", c.nondifferentiable},
+          {"seconds", c.seconds}};
+}
+
+json namedJson(const std::vector<std::pair<std::string, double>>& v, const char* what) {
+  json a = json::array();
+  for (const auto& [name, x] : v) a.push_back({{"name", name}, {what, num(x)}});
+  return a;
+}
+
+json summaryJson(const gate::GateRun& run, const gate::GateSummary& s) {
+  json families = json::object();
+  for (const auto& [f, c] : s.families) families[f] = countsJson(c);
+  json errors = json::object();
+  for (const auto& d : s.comparisons)
+    errors[d.comparison] = {{"tolerance", d.tolerance}, {"compared", d.errors.size()}, {"median", num(d.median)},
+                            {"max", num(d.max)},        {"worst", namedJson(d.worst, "error")}};
+  const gate::Criteria& c = run.criteria;
+  return {{"passed", s.passed},
+          {"counts", countsJson(s.all)},
+          {"families", families},
+          {"errors", errors},
+          {"slowest", namedJson(s.slowest, "seconds")},
+          {"seconds", s.seconds},
+          {"jobs", run.jobs},
+          {"corpus", run.dir},
+          {"criteria",
+           {{"value", c.value}, {"ad", c.ad}, {"fd", c.fd}, {"closed_form", c.closedForm}, {"floor", c.floor},
+            {"relative_error", "|a - b| / max(|b|, floor), b the reference"}}}};
+}
+
+std::string sci(const std::optional<double>& x) {
+  if (!x) return "–";
+  if (*x == 0) return "0";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2e", *x);
+  return buf;
+}
+
+std::string secs(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f", x);
+  return buf;
+}
+
+// Markdown table cells may not hold '|' or newlines.
+std::string cell(std::string s) {
+  for (char& ch : s)
+    if (ch == '|' || ch == '\n') ch = ch == '|' ? '/' : ' ';
+  return s;
+}
+
+void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::GateSummary& s) {
+  const gate::Criteria& c = run.criteria;
+  o << "# Gradient-correctness gate\n\n";
+  o << "Corpus `" << run.dir << "`: " << s.all.total << " pairs, " << run.jobs << " jobs, " << secs(s.seconds)
+    << " s wall. **" << (s.passed ? "PASSED" : "FAILED") << "**\n\n";
+  o << "| status | pairs |\n| --- | ---: |\n| pass | " << s.all.pass << " |\n| fail | " << s.all.fail
+    << " |\n| nondifferentiable | " << s.all.nondifferentiable << " |\n| total | " << s.all.total << " |\n\n";
+  o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference "
+    << sci(c.fd) << ", closed form " << sci(c.closedForm) << "; relative error = |a − b| / max(|b|, "
+    << sci(c.floor) << "), b the reference.\n\n";
+  o << "## Errors\n\n| comparison | tolerance | compared | median | max | worst pair |\n"
+       "| --- | ---: | ---: | ---: | ---: | --- |\n";
+  for (const auto& d : s.comparisons)
+    o << "| " << d.comparison << " | " << sci(d.tolerance) << " | " << d.errors.size() << " | " << sci(d.median)
+      << " | " << sci(d.max) << " | " << (d.worst.empty() ? "–" : cell(d.worst.front().first)) << " |\n";
+  o << "\n";
+}
+
+void mdFamilies(std::ostringstream& o, const gate::GateSummary& s) {
+  o << "## Families\n\n| family | pairs | pass | fail | nondifferentiable | seconds |\n"
+       "| --- | ---: | ---: | ---: | ---: | ---: |\n";
+  for (const auto& [f, c] : s.families)
+    o << "| " << cell(f) << " | " << c.total << " | " << c.pass << " | " << c.fail << " | " << c.nondifferentiable
+      << " | " << secs(c.seconds) << " |\n";
+  o << "\n";
+}
+
+void mdHistograms(std::ostringstream& o, const gate::GateSummary& s) {
+  o << "## Error distributions\n\nLargest relative error per pair, by decade of log10; green bars are within "
+       "the tolerance, the dashed line marks it.\n\n";
+  const std::pair<const char*, const char*> shown[] = {
+      {"dmci_vs_direct", "dmci vs direct"}, {"direct_vs_fd", "direct vs finite difference"},
+      {"dmci_vs_fd", "dmci vs finite difference"}};
+  for (const auto& [key, title] : shown) {
+    const gate::ErrorDistribution* d = gate::distribution(s, key);
+    o << "### " << title << "\n\n" << errorHistogramSvg(title, d->errors, d->tolerance) << "\n\n";
+  }
+}
+
+void mdWorstAndSlowest(std::ostringstream& o, const gate::GateSummary& s) {
+  o << "## Worst pairs\n\n| comparison | pair | error |\n| --- | --- | ---: |\n";
+  for (const auto& d : s.comparisons)
+    for (const auto& [name, e] : d.worst) o << "| " << d.comparison << " | " << cell(name) << " | " << sci(e) << " |\n";
+  o << "\n## Slowest pairs\n\n| pair | seconds |\n| --- | ---: |\n";
+  for (const auto& [name, t] : s.slowest) o << "| " << cell(name) << " | " << secs(t) << " |\n";
+  o << "\n";
+}
+
+void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
+  o << "## Failures\n\n";
+  bool any = false;
+  for (const auto& r : run.results) {
+    if (r.status != Status::Fail) continue;
+    any = true;
+    o << "### " << r.pair.name << "\n\n`" << r.pair.file << "`, expected " << gate::expectName(r.pair.expect) << "\n\n";
+    for (const auto& why : r.reasons) o << "- " << why << "\n";
+    o << "\n";
+  }
+  if (!any) o << "None.\n\n";
+  o << "## Nondifferentiable seeds\n\n";
+  any = false;
+  for (const auto& r : run.results)
+    if (r.status == Status::Nondifferentiable) {
+      any = true;
+      o << "- " << r.pair.name << ": " << r.oracle.reason << "\n";
+    }
+  if (!any) o << "None.\n";
+}
+
+Result<bool> writeFile(const std::string& path, const std::string& text) {
+  std::filesystem::path p(path);
+  std::error_code ec;
+  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
+  std::ofstream out(path, std::ios::binary);
+  out << text;
+  out.close();
+  if (!out) return Error{ErrorKind::Io, "cannot write " + path, {}};
+  return true;
+}
+
+}  // namespace
+
+nlohmann::ordered_json gateJson(const gate::GateRun& run, const gate::GateSummary& summary) {
+  json pairs = json::array();
+  for (const auto& r : run.results) pairs.push_back(pairJson(r));
+  return {{"pairs", pairs}, {"summary", summaryJson(run, summary)}};
+}
+
+std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summary) {
+  std::ostringstream o;
+  mdSummary(o, run, summary);
+  mdFamilies(o, summary);
+  mdHistograms(o, summary);
+  mdWorstAndSlowest(o, summary);
+  mdFailures(o, run);
+  return o.str();
+}
+
+Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary,
+                              const std::string& jsonPath, const std::string& mdPath) {
+  if (!jsonPath.empty()) {
+    auto w = writeFile(jsonPath, gateJson(run, summary).dump(1) + "\n");
+    if (!w) return w;
+  }
+  if (!mdPath.empty()) return writeFile(mdPath, gateMarkdown(run, summary));
+  return true;
+}
+
+}  // namespace dmci::reports
