@@ -1,6 +1,7 @@
 // dmci: the command-line tool. Exit codes: 0 success, 1 program error, 2 usage error.
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -132,6 +133,10 @@ int runCommand(const RunArgs& a, bool gradient) {
         opts.wrt.push_back(w);
     }
   }
+  auto free = program->freeParameters();
+  for (const auto& s : seed)
+    if (std::find(free.begin(), free.end(), s.name) == free.end())
+      return reportError(Error{ErrorKind::Usage, "--bind " + s.name + ": not a free variable of " + a.file, {}}, a.json);
   auto ev = program->evaluate(seed, opts);
   if (!ev) return reportError(ev.error(), a.json);
   json stats{{"steps", ev->stats.steps}, {"calls", ev->stats.calls}, {"max_frames", ev->stats.maxFrames},

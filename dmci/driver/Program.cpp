@@ -72,10 +72,6 @@ Result<Evaluation> Program::evaluate(const std::vector<SeedValue>& seed, const E
     names.push_back(b.name);
     values.push_back(b.value);
   }
-  auto free = freeVars(*core_);
-  for (const auto& n : names)
-    if (std::find(free.begin(), free.end(), n) == free.end())
-      return Error{ErrorKind::Usage, "parameter '" + n + "' is not a free variable of " + file_, {}};
   for (const auto& w : opts.wrt)
     if (std::find(names.begin(), names.end(), w) == names.end())
       return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
