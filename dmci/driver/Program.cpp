@@ -150,6 +150,7 @@ Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
   return catchErrors([&]() -> Evaluation {
     rt_.resetTo(mark_);
     rt_.taping = opts_.gradient;
+    rt_.collectAfter = opts_.collectAfter;
     std::vector<Value> params;
     for (size_t k = 0; k < values.size(); ++k) params.push_back(Value::real(values[k], paramSlots_[k]));
     if (opts_.route == Route::Direct) return finish(machine_->run(params), params, machine_->literals());

@@ -33,6 +33,8 @@ struct EvalOptions {
   std::vector<std::string> wrt;  // parameter names to differentiate
   bool wrtLiterals = false;      // also every numeric literal
   Budget budget;
+  // Heap cells a run allocates between collections (0: never collect; tests make it tiny).
+  size_t collectAfter = size_t{1} << 20;
   // The evaluator's graph for the dmci routes; null: the one embedded at build time.
   std::shared_ptr<const ComputeGraph> evaluator;
 };
@@ -44,7 +46,7 @@ struct Evaluation {
   int rows = 0, cols = 0, rank = 0;
   std::vector<std::pair<std::string, double>> gradient;  // wrt names in order, then literals in source order
   RunStats stats;
-  uint64_t heapCells = 0;
+  uint64_t heapCells = 0;  // at the end of the run, after any collections
   uint64_t tapeEntries = 0;
 };
 

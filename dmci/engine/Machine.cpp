@@ -76,6 +76,7 @@ Value Machine::run(const std::vector<Value>& params) {
   frames_.clear();
   stats_ = {};
   userCallBlock_ = -1;
+  startRun();
   int32_t block = g_.entry, pc = 0;
   stack_.resize(static_cast<size_t>(g_.blocks[block].nslots));
   return located(block, pc, [&] { return loopFrom(params, block, pc, -1); });
@@ -86,6 +87,8 @@ Value Machine::call(const Value& f, const std::vector<Value>& args) {
   frames_.clear();
   stats_ = {};
   int32_t block = -1, pc = 0, base = 0, env = -1;
+  userCallBlock_ = -1;
+  startRun();
   static const std::vector<Value> none;
   return located(block, pc, [&] {
     args_ = args;
@@ -186,6 +189,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       case Op::Sibling: s[in.dst] = Value::make(Tag::Closure, env, in.a); break;
       case Op::Call:
       case Op::TailCall:
+        if (rt_.heap.size() > gcNext_) env = collect(block, base, env);
         if (s[in.a].tag == Tag::Closure) {  // the common case, inline
           if (!library_[block]) userCallBlock_ = block, userCallPc_ = pc;
           const Value f = s[in.a];
@@ -224,6 +228,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
         [[fallthrough]];
       case Op::Apply:
       case Op::TailApply: {
+        if (rt_.heap.size() > gcNext_) env = collect(block, base, env);
         bool tail = in.op == Op::TailCall || in.op == Op::TailApply;
         Value f = s[in.a];
         if (!library_[block]) userCallBlock_ = block, userCallPc_ = pc;

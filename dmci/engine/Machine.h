@@ -18,6 +18,7 @@ namespace dmci {
 
 struct RunStats {
   uint64_t steps = 0;      // instructions executed
+  uint64_t collections = 0;  // heap collections
   uint64_t calls = 0;      // closure calls (tail or not)
   uint64_t maxFrames = 0;  // deepest frame stack
 };
@@ -58,6 +59,8 @@ class Machine {
   int32_t userCallBlock_ = -1;    // the last call made from the user's own code,
   int32_t userCallPc_ = 0;        // where errors inside library procedures are reported
   RunStats stats_;
+  size_t floor_ = 0;    // heap cells below this were built before the run: never collected
+  size_t gcNext_ = 0;   // collect when the heap grows past this
 
   Value loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc, int32_t env);
   // Runs body() and gives a position-less error the position of the failing instruction.
@@ -66,6 +69,11 @@ class Machine {
   // Enters `callee` with args_; returns false (and sets `result`) when it is a primitive.
   bool enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Value& result);
   void spreadApply(const Value* first, int n);
+  // A copying collection of the cells above floor_, at a call (a safe point):
+  // the roots are the live frames' slots and environment records.
+  // Returns the current environment record's new address.
+  int32_t collect(int32_t block, int32_t base, int32_t env);
+  void startRun();
   [[noreturn]] void notProcedure(const Value& f) const;
   [[noreturn]] void wrongArity(const CodeBlock& b, int argc) const;
 };

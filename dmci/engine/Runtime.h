@@ -87,6 +87,9 @@ class Runtime {
   const Value& car(const Value& p) const { return heap[p.i]; }
   const Value& cdr(const Value& p) const { return heap[p.i + 1]; }
   std::vector<Value> heap;
+  // The machine collects the heap cells a run allocated once this many more
+  // have been allocated since the last collection (0: never collect).
+  size_t collectAfter = size_t{1} << 20;
 
   // --- strings ---
   Value string(const std::string& s);
