@@ -1,6 +1,7 @@
 // The tree-walker: eval with its tail positions as a loop, application, constants and decisions.
 #include "oracle/Evaluator.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <stdexcept>
@@ -19,9 +20,10 @@ Heap<Num>& PrimCall<Num>::heap() const {
 
 template <class Num>
 void PrimCall<Num>::wrongType(int k, const char* expected) const {
-  throw DmciError(ErrorKind::Type, std::string(name) + ": argument " + std::to_string(k + 1) + " must be " + expected +
-                                       ", got " + show((*this)[k]),
-                  site->pos);
+  throw DmciError(
+      ErrorKind::Type,
+      std::string(name) + ": argument " + std::to_string(k + 1) + " must be " + expected + ", got " + show((*this)[k]),
+      site->pos);
 }
 
 template <class Num>
@@ -31,9 +33,9 @@ const Num& PrimCall<Num>::number(int k) const {
 }
 
 template <class Num>
-Num PrimCall<Num>::decide(DecisionKind kind, const std::optional<Num>& natural, const Num& margin,
+Num PrimCall<Num>::decide(DecisionKind kind, const std::optional<Num>& natural, const Closeness<Num>& close,
                           const Num& argument) const {
-  return in.decide(site, name, kind, natural, margin, argument);
+  return in.decide(site, name, kind, natural, close, argument);
 }
 
 template <class Num>
@@ -60,10 +62,12 @@ const PrimRegistry<Num>& primRegistry() {
 
 template <class Num>
 std::string showTensor(const Tensor<Num>& t) {
-  std::string s = "#<tensor " + std::to_string(t.rows);
-  if (t.rank == 2) s += "x" + std::to_string(t.cols);
-  s += " [";
-  for (int k = 0; k < t.size() && k < 16; ++k) s += (k ? " " : "") + formatNumber(static_cast<double>(t.data[k]));
+  std::string s = "#<tensor ";
+  s.append(std::to_string(t.rows));
+  if (t.rank == 2) s.append("x").append(std::to_string(t.cols));
+  s.append(" [");
+  for (int k = 0; k < t.size() && k < 16; ++k)
+    s.append(k ? " " : "").append(formatNumber(static_cast<double>(t.data[k])));
   return s + (t.size() > 16 ? " ...]>" : "]>");
 }
 
@@ -71,17 +75,28 @@ template <class Num>
 std::string showAt(const Value<Num>& v, int depth) {
   if (depth > 50) return "...";
   switch (v.kind) {
-    case Kind::Number: return formatNumber(static_cast<double>(v.num));
-    case Kind::Bool: return v.bits ? "#t" : "#f";
-    case Kind::Nil: return "()";
-    case Kind::Char: return std::string("#\\") + static_cast<char>(v.bits);
-    case Kind::Symbol: return v.text();
-    case Kind::String: return "\"" + v.text() + "\"";
-    case Kind::Closure: return "#<procedure>";
-    case Kind::Prim: return std::string("#<primitive ") + prim(static_cast<int>(v.bits)).name + ">";
-    case Kind::Tensor: return showTensor(v.tensor());
-    case Kind::Unset: return "#<unset>";
-    case Kind::Pair: break;
+    case Kind::Number:
+      return formatNumber(static_cast<double>(v.num));
+    case Kind::Bool:
+      return v.bits ? "#t" : "#f";
+    case Kind::Nil:
+      return "()";
+    case Kind::Char:
+      return std::string("#\\") + static_cast<char>(v.bits);
+    case Kind::Symbol:
+      return v.text();
+    case Kind::String:
+      return "\"" + v.text() + "\"";
+    case Kind::Closure:
+      return "#<procedure>";
+    case Kind::Prim:
+      return std::string("#<primitive ") + prim(static_cast<int>(v.bits)).name + ">";
+    case Kind::Tensor:
+      return showTensor(v.tensor());
+    case Kind::Unset:
+      return "#<unset>";
+    case Kind::Pair:
+      break;
   }
   std::string s = "(";
   Value<Num> p = v;
@@ -109,7 +124,7 @@ Interpreter<Num>::Interpreter(const Prepared& program, const Budget& budget, std
       params_(std::move(params)),
       literals_(literals),
       replay_(replay),
-      heap_(budget.heapCells) {}
+      heap_(std::min(budget.heapCells, kMaxCells)) {}
 
 template <class Num>
 Output<Num> Interpreter<Num>::run() {
@@ -144,10 +159,15 @@ Value<Num> Interpreter<Num>::eval(const CoreExpr* e, Frame<Num>* env) {
   for (;;) {
     tick(e);
     switch (e->kind) {
-      case CoreKind::Const: return constant(e);
-      case CoreKind::Ref: return lookup(e, env);
-      case CoreKind::Lambda: return heap_.closure(e, env);
-      case CoreKind::If: e = (eval(e->kids[0].get(), env).isFalse() ? e->kids[2] : e->kids[1]).get(); break;
+      case CoreKind::Const:
+        return constant(e);
+      case CoreKind::Ref:
+        return lookup(e, env);
+      case CoreKind::Lambda:
+        return heap_.closure(e, env);
+      case CoreKind::If:
+        e = (eval(e->kids[0].get(), env).isFalse() ? e->kids[2] : e->kids[1]).get();
+        break;
       case CoreKind::Begin:
         for (size_t k = 0; k + 1 < e->kids.size(); ++k) eval(e->kids[k].get(), env);
         e = e->kids.back().get();
@@ -216,8 +236,8 @@ Frame<Num>* Interpreter<Num>::bind(const CoreExpr* site, const Closure<Num>& c, 
     std::string want = (lambda.variadic ? "at least " : "") + std::to_string(fixed);
     std::string name = lambda.name.empty() ? "#<procedure>" : lambda.name;
     throw DmciError(ErrorKind::Arity,
-                    name + ": expects " + want + " argument" + (fixed == 1 && !lambda.variadic ? "" : "s") +
-                        ", got " + std::to_string(args.size()),
+                    name + ": expects " + want + " argument" + (fixed == 1 && !lambda.variadic ? "" : "s") + ", got " +
+                        std::to_string(args.size()),
                     site->pos);
   }
   if (lambda.variadic) {
@@ -249,8 +269,7 @@ template <class Num>
 Value<Num> Interpreter<Num>::lookup(const CoreExpr* e, Frame<Num>* env) const {
   const Address& a = program_.addresses.at(e);
   if (a.where == Address::Where::Primitive) return Value<Num>::primitive(a.prim);
-  if (a.where == Address::Where::Unbound)
-    throw DmciError(ErrorKind::Unbound, "unbound variable: " + e->name, e->pos);
+  if (a.where == Address::Where::Unbound) throw DmciError(ErrorKind::Unbound, "unbound variable: " + e->name, e->pos);
   for (int up = 0; up < a.depth; ++up) env = env->parent;
   const Value<Num>& v = env->slots[static_cast<size_t>(a.index)];
   if (v.kind == Kind::Unset) throw DmciError(ErrorKind::Unbound, e->name + ": used before its definition", e->pos);
@@ -270,16 +289,22 @@ Value<Num> Interpreter<Num>::constant(const CoreExpr* e) {
 template <class Num>
 Value<Num> Interpreter<Num>::datum(const Datum& d) {
   switch (d.kind) {
-    case DatumKind::Nil: return Value<Num>::nil();
-    case DatumKind::Bool: return Value<Num>::boolean(d.boolean);
-    case DatumKind::Char: return Value<Num>::tagged(Kind::Char, d.ch);
-    case DatumKind::Symbol: return Value<Num>::object(Kind::Symbol, &d.text);
-    case DatumKind::String: return Value<Num>::object(Kind::String, &d.text);
+    case DatumKind::Nil:
+      return Value<Num>::nil();
+    case DatumKind::Bool:
+      return Value<Num>::boolean(d.boolean);
+    case DatumKind::Char:
+      return Value<Num>::tagged(Kind::Char, d.ch);
+    case DatumKind::Symbol:
+      return Value<Num>::object(Kind::Symbol, &d.text);
+    case DatumKind::String:
+      return Value<Num>::object(Kind::String, &d.text);
     case DatumKind::Number: {
       auto it = literals_.empty() ? literals_.end() : literals_.find(d.pos.str());
       return Value<Num>::number(it != literals_.end() ? it->second : Num(d.number));
     }
-    case DatumKind::List: break;
+    case DatumKind::List:
+      break;
   }
   std::vector<Value<Num>> items;
   for (const auto& k : d.items) items.push_back(datum(*k));
@@ -296,16 +321,17 @@ bool sameOutcome(const Num& a, const Num& b) {
 
 template <class Num>
 Num Interpreter<Num>::decide(const CoreExpr* site, const char* prim, DecisionKind kind,
-                             const std::optional<Num>& natural, const Num& margin, const Num& argument) {
+                             const std::optional<Num>& natural, const Closeness<Num>& close, const Num& argument) {
   if (recording()) {
     if (!natural) throw std::logic_error(std::string("oracle: ") + prim + " recorded a decision without an outcome");
-    trace_.push_back({site, prim, kind, *natural, margin, argument});
+    heap_.charge(1);
+    trace_.push_back({site, prim, kind, *natural, argument, close});
     return *natural;
   }
   if (next_ >= replay_->size() || (*replay_)[next_].site != site)
     throw DmciError(ErrorKind::Domain, "oracle: the replayed run left the seed's path", site->pos);
   const Decision<Num>& seed = (*replay_)[next_];
-  if (!flip_ && (!natural || !sameOutcome(*natural, seed.outcome))) flip_ = next_;
+  if (flips_.size() < kMaxFlips && (!natural || !sameOutcome(*natural, seed.outcome))) flips_.push_back(next_);
   ++next_;
   return seed.outcome;
 }

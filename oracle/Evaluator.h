@@ -6,11 +6,13 @@
 // (kinks), and integer arguments such as list indices (discrete arguments).
 // The seed run records them. A perturbed run *replays* them: each decision
 // takes the seed's outcome, so the run follows the seed's path and its finite
-// difference is the derivative along that path, and the first decision whose
-// own outcome would have differed is noted as a flip. A flip means the program
-// is not differentiable at the seed in that direction.
+// difference is the derivative along that path (what reverse mode computes),
+// and each decision whose own outcome would have differed is noted as a flip.
+// A flip puts the seed on a branch threshold or a kink, unless it only shows a
+// coordinate being used as an integer (FiniteDifference.cpp decides which).
 #pragma once
 #include <chrono>
+#include <limits>
 #include <map>
 #include <optional>
 #include <string>
@@ -23,14 +25,37 @@ namespace dmci::oracle {
 
 enum class DecisionKind { Branch, Kink, Discrete };
 
+// How close a decision came to another outcome: the smallest gap between two numbers it compared
+// (an argument and a threshold, say), that pair, and the size of what it compared.
+template <class Num>
+struct Closeness {
+  Num margin = std::numeric_limits<double>::quiet_NaN();  // NaN: it compared no numbers
+  Num scale = 0;                                          // the largest magnitude it saw
+  bool integral = false;                                  // the closest pair were integers
+
+  void see(const Num& a, const Num& b) {
+    using std::abs;
+    using std::isnan;
+    Num gap = abs(a - b);
+    if (isnan(margin) || gap < margin) margin = gap, integral = isInteger(a) && isInteger(b);
+    if (abs(a) > scale) scale = abs(a);
+    if (abs(b) > scale) scale = abs(b);
+  }
+  static Closeness between(const Num& a, const Num& b) {
+    Closeness c;
+    c.see(a, b);
+    return c;
+  }
+};
+
 template <class Num>
 struct Decision {
   const CoreExpr* site;  // the application
   const char* prim;      // the primitive's name
   DecisionKind kind;
   Num outcome;   // a truth value as 0 or 1, a sign, an index, or an integer result
-  Num margin;    // how far the arguments were from another outcome; NaN when not measured
   Num argument;  // the (first) argument, for the reason
+  Closeness<Num> close;
 };
 
 // The program's value: a number, or a tensor and the sum of its entries.
@@ -62,7 +87,8 @@ struct PrimCall {
   // A decision (see above): the outcome to act on. `natural` is this run's own
   // outcome, or nullopt when the arguments admit none (then, when recording,
   // the primitive must have raised its error already).
-  Num decide(DecisionKind kind, const std::optional<Num>& natural, const Num& margin, const Num& argument) const;
+  Num decide(DecisionKind kind, const std::optional<Num>& natural, const Closeness<Num>& close,
+             const Num& argument) const;
 };
 
 template <class Num>
@@ -77,8 +103,6 @@ struct PrimRegistry {
 
 template <class Num>
 void addScalarPrims(PrimRegistry<Num>& r);  // ScalarPrims.cpp
-template <class Num>
-void addElementary(PrimRegistry<Num>& r);  // Elementary.cpp, through addScalarPrims
 template <class Num>
 void addListPrims(PrimRegistry<Num>& r);  // ListPrims.cpp
 template <class Num>
@@ -103,15 +127,19 @@ class Interpreter {
   // Runs the program; throws DmciError.
   Output<Num> run();
   const std::vector<Decision<Num>>& trace() const { return trace_; }
-  // The index of the first replayed decision whose own outcome differed, if any.
-  std::optional<size_t> flip() const { return flip_; }
+  // The replayed decisions whose own outcome differed (the first kMaxFlips of them).
+  const std::vector<size_t>& flips() const { return flips_; }
+  static constexpr size_t kMaxFlips = 64;
 
   Heap<Num>& heap() { return heap_; }
   Num decide(const CoreExpr* site, const char* prim, DecisionKind kind, const std::optional<Num>& natural,
-             const Num& margin, const Num& argument);
+             const Closeness<Num>& close, const Num& argument);
   bool recording() const { return replay_ == nullptr; }
 
   static constexpr int kMaxDepth = 200'000;  // nested evaluations; deeper is a Budget error
+  // An oracle cell (a pair, a frame slot, a decision) takes about ten times an engine's, and
+  // nothing is collected during a run: the heap budget is capped at this many cells (~1.5 GB).
+  static constexpr uint64_t kMaxCells = 8'000'000;
 
  private:
   const Prepared& program_;
@@ -122,7 +150,7 @@ class Interpreter {
   Heap<Num> heap_;
   std::vector<Decision<Num>> trace_;
   size_t next_ = 0;  // replay: the next decision
-  std::optional<size_t> flip_;
+  std::vector<size_t> flips_;
   std::map<const CoreExpr*, Value<Num>> constants_;  // each Const built once per run
   uint64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_;

@@ -43,22 +43,10 @@ V<Num> notPrim(const PrimCall<Num>& c) {
 
 // --- equivalence ---
 
-// The smallest gap between the numbers a comparison looked at: its margin (NaN when it saw none).
-template <class Num>
-struct Gap {
-  Num min = std::numeric_limits<double>::quiet_NaN();
-  void see(const Num& a, const Num& b) {
-    using std::abs;
-    using std::isnan;
-    Num g = abs(a - b);
-    if (isnan(min) || g < min) min = g;
-  }
-};
-
 // Same kind and payload: numbers by value (NaN eqv? NaN), symbols by name, strings, pairs and
 // tensors by identity, closures by code and environment.
 template <class Num>
-bool eqv(const V<Num>& x, const V<Num>& y, Gap<Num>* gap) {
+bool eqv(const V<Num>& x, const V<Num>& y, Closeness<Num>* gap) {
   using std::isnan;
   if (x.kind != y.kind) return false;
   switch (x.kind) {
@@ -66,18 +54,23 @@ bool eqv(const V<Num>& x, const V<Num>& y, Gap<Num>* gap) {
       if (gap) gap->see(x.num, y.num);
       return x.num == y.num || (isnan(x.num) && isnan(y.num));
     case Kind::Nil:
-    case Kind::Unset: return true;
+    case Kind::Unset:
+      return true;
     case Kind::Bool:
     case Kind::Char:
-    case Kind::Prim: return x.bits == y.bits;
-    case Kind::Symbol: return x.text() == y.text();
-    case Kind::Closure: return x.closure().lambda == y.closure().lambda && x.closure().env == y.closure().env;
-    default: return x.ref == y.ref;
+    case Kind::Prim:
+      return x.bits == y.bits;
+    case Kind::Symbol:
+      return x.text() == y.text();
+    case Kind::Closure:
+      return x.closure().lambda == y.closure().lambda && x.closure().env == y.closure().env;
+    default:
+      return x.ref == y.ref;
   }
 }
 
 template <class Num>
-bool sameTensor(const Tensor<Num>& a, const Tensor<Num>& b, Gap<Num>* gap) {
+bool sameTensor(const Tensor<Num>& a, const Tensor<Num>& b, Closeness<Num>* gap) {
   if (a.rank != b.rank || a.rows != b.rows || a.cols != b.cols) return false;
   for (int k = 0; k < a.size(); ++k)
     if (!eqv(V<Num>::number(a.data[k]), V<Num>::number(b.data[k]), gap)) return false;
@@ -86,7 +79,7 @@ bool sameTensor(const Tensor<Num>& a, const Tensor<Num>& b, Gap<Num>* gap) {
 
 // Structural equality, with an explicit stack so long lists cannot overflow the C++ stack.
 template <class Num>
-bool equal(const V<Num>& x, const V<Num>& y, Gap<Num>* gap) {
+bool equal(const V<Num>& x, const V<Num>& y, Closeness<Num>* gap) {
   std::vector<std::pair<V<Num>, V<Num>>> todo{{x, y}};
   while (!todo.empty()) {
     auto [a, b] = todo.back();
@@ -110,17 +103,17 @@ bool equal(const V<Num>& x, const V<Num>& y, Gap<Num>* gap) {
 // eq? and eqv? of two numbers is a branch decision; of anything else it cannot depend on a number.
 template <class Num>
 V<Num> eqvPrim(const PrimCall<Num>& c) {
-  Gap<Num> gap;
+  Closeness<Num> gap;
   bool same = eqv(c[0], c[1], &gap);
   if (c[0].kind != Kind::Number || c[1].kind != Kind::Number) return V<Num>::boolean(same);
-  return V<Num>::boolean(c.decide(DecisionKind::Branch, Num(same ? 1 : 0), gap.min, c[0].num) != 0);
+  return V<Num>::boolean(c.decide(DecisionKind::Branch, Num(same ? 1 : 0), gap, c[0].num) != 0);
 }
 
 template <class Num>
 V<Num> equalPrim(const PrimCall<Num>& c) {
-  Gap<Num> gap;
+  Closeness<Num> gap;
   bool same = equal(c[0], c[1], &gap);
-  return V<Num>::boolean(c.decide(DecisionKind::Branch, Num(same ? 1 : 0), gap.min, Num(0)) != 0);
+  return V<Num>::boolean(c.decide(DecisionKind::Branch, Num(same ? 1 : 0), gap, Num(0)) != 0);
 }
 
 // --- searches: assq assv assoc give the entry, memq memv member the sublist, or #f; a decision on the index ---
@@ -128,7 +121,7 @@ V<Num> equalPrim(const PrimCall<Num>& c) {
 template <class Num, bool Structural, bool Assoc>
 V<Num> search(const PrimCall<Num>& c) {
   const char* want = Assoc ? "a list of pairs" : "a proper list";
-  Gap<Num> gap;
+  Closeness<Num> gap;
   int found = -1, n = 0;
   V<Num> v = c[1];
   for (; v.kind == Kind::Pair && found < 0; v = v.pair().cdr, ++n) {
@@ -138,7 +131,7 @@ V<Num> search(const PrimCall<Num>& c) {
     if (Structural ? equal(c[0], key, &gap) : eqv(c[0], key, &gap)) found = n;
   }
   if (found < 0 && v.kind != Kind::Nil) c.wrongType(1, want);
-  int at = static_cast<int>(c.decide(DecisionKind::Branch, Num(found), gap.min, Num(0)));
+  int at = static_cast<int>(c.decide(DecisionKind::Branch, Num(found), gap, Num(0)));
   if (at < 0) return V<Num>::boolean(false);
   v = c[1];
   for (int k = 0; k < at; ++k) v = v.pair().cdr;
@@ -154,7 +147,8 @@ V<Num> cxr(const PrimCall<Num>& c) {
   for (int k = last; k >= 1; --k) {
     if (v.kind != Kind::Pair) {
       if (k == last) c.wrongType(0, "a pair");
-      std::string applied = "a pair whose c" + std::string(c.name + k + 1, static_cast<size_t>(last - k)) + "r is a pair";
+      std::string applied =
+          "a pair whose c" + std::string(c.name + k + 1, static_cast<size_t>(last - k)) + "r is a pair";
       c.wrongType(0, applied.c_str());
     }
     v = c.name[k] == 'a' ? v.pair().car : v.pair().cdr;
@@ -216,8 +210,9 @@ template <class Num>
 [[noreturn]] void pastTheEnd(const PrimCall<Num>& c, const Num& index) {
   Num n = 0;
   for (V<Num> p = c[0]; p.kind == Kind::Pair; p = p.pair().cdr) ++n;
-  throw DmciError(ErrorKind::Domain, std::string(c.name) + ": index " + show(V<Num>::number(index)) +
-                                         " is past the end of a list of length " + show(V<Num>::number(n)),
+  throw DmciError(ErrorKind::Domain,
+                  std::string(c.name) + ": index " + show(V<Num>::number(index)) +
+                      " is past the end of a list of length " + show(V<Num>::number(n)),
                   c.site->pos);
 }
 
@@ -229,7 +224,8 @@ V<Num> dropPairs(const PrimCall<Num>& c, Num& index) {
   if (!valid && c.in.recording()) c.wrongType(1, "a non-negative integer");
   std::optional<Num> natural;
   if (valid) natural = c[1].num;
-  index = c.decide(DecisionKind::Discrete, natural, Num(0), c[1].isNumber() ? c[1].num : Num(0));
+  Num x = c[1].isNumber() ? c[1].num : Num(0);
+  index = c.decide(DecisionKind::Discrete, natural, Closeness<Num>::between(x, x), x);
   V<Num> v = c[0];
   for (Num k = 0; k < index; ++k) {
     if (v.kind != Kind::Pair) pastTheEnd(c, index);
@@ -257,7 +253,7 @@ V<Num> listRefPrim(const PrimCall<Num>& c) {
 template <class Num>
 V<Num> errorPrim(const PrimCall<Num>& c) {
   std::string msg = c[0].kind == Kind::String ? c[0].text() : show(c[0]);
-  for (int k = 1; k < c.argc(); ++k) msg += " " + show(c[k]);
+  for (int k = 1; k < c.argc(); ++k) msg.append(" ").append(show(c[k]));
   throw DmciError(ErrorKind::User, msg, c.site->pos);
 }
 

@@ -40,8 +40,7 @@ struct WideValue {
 Result<WideValue> evaluate(const Program& program, const Point& point, const Budget& budget = {});
 
 // Every literal of the program (after linking), keyed as the engines key them.
-std::vector<std::pair<std::string, double>> literals(const Program& program,
-                                                     const std::vector<std::string>& params);
+std::vector<std::pair<std::string, double>> literals(const Program& program, const std::vector<std::string>& params);
 
 struct FdOptions {
   double step = 1e-20;        // relative to max(1, |x|)
@@ -50,17 +49,32 @@ struct FdOptions {
   Budget budget;
 };
 
+// Every decision a run takes (a comparison, abs, min, max, rounding, an integer argument such as a
+// list index) is recorded at the seed, and the perturbed runs replay the seed's outcomes. So each
+// component is the derivative along the seed's path, which is what reverse mode computes, and a
+// perturbed run whose own outcome would differ marks the seed as not differentiable. Reasons read:
+//   "branch threshold at the seed: < at prog.scm:3:7 (|a-b| = 0); perturbing x by -1e-20 changes it"
+//   "kink at the seed: abs at prog.scm:1:1 (argument 0); perturbing x by -1e-20 changes it"
+//   "discrete argument at the seed: list-ref at ...", "... near the seed: ..." (within a step of it),
+//   "non-finite value", "evaluation fails near the seed (...): <error>",
+//   "the derivative with respect to x depends on the step: ..." (the two steps disagree),
+//   "the one-sided derivatives with respect to x differ: ..." (a kink no primitive reported).
 struct FdGradient {
   double value = 0;                                      // at the seed, rounded to double
   std::vector<std::pair<std::string, double>> gradient;  // wrt names, then literals by position
   bool differentiable = true;
-  std::string reason;  // when not: which branch, kink or clamp, and where
+  std::string reason;      // when not: which branch, kink or clamp, and where
+  size_t evaluations = 0;  // runs of the program it took: 1 + 4 per component
+  std::vector<Wide> wide;  // the gradient before rounding, in the order of `gradient`
+  // Coordinates used as integers (a size, an index, a loop bound): perturbing them flips an
+  // integer decision, which does not make the program nondifferentiable; their gradient is the
+  // one along the seed's path (usually 0), as reverse mode computes it.
+  std::vector<std::string> notes;
 };
 
 // The central-difference gradient at the seed with respect to the named
 // parameters and (when `wrtLiterals`) every literal.
 Result<FdGradient> finiteDifference(const Program& program, const std::vector<SeedValue>& seed,
-                                    const std::vector<std::string>& wrt, bool wrtLiterals,
-                                    const FdOptions& opts = {});
+                                    const std::vector<std::string>& wrt, bool wrtLiterals, const FdOptions& opts = {});
 
 }  // namespace dmci::oracle

@@ -2,7 +2,7 @@
 #include "oracle/Resolve.h"
 
 #include <algorithm>
-#include <unordered_set>
+#include <tuple>
 
 #include "lower/LinkPrelude.h"
 #include "prims/PrimTable.h"
@@ -23,16 +23,22 @@ class Resolver {
  public:
   explicit Resolver(Prepared& out) : out_(out) { scopes_.push_back(out.params); }
 
+  std::vector<std::pair<SrcPos, double>> found;  // every literal, in the order of the walk
+
   void walk(const CoreExpr& e) {
     switch (e.kind) {
-      case CoreKind::Const: return literalsIn(*e.datum);
-      case CoreKind::Ref: out_.addresses[&e] = find(e.name); return;
+      case CoreKind::Const:
+        return literalsIn(*e.datum);
+      case CoreKind::Ref:
+        out_.addresses[&e] = find(e.name);
+        return;
       case CoreKind::If:
       case CoreKind::App:
       case CoreKind::Begin:
         for (const auto& k : e.kids) walk(*k);
         return;
-      case CoreKind::Lambda: return inScope(e.params, *e.body);
+      case CoreKind::Lambda:
+        return inScope(e.params, *e.body);
       case CoreKind::Let:
         for (const auto& b : e.bindings) walk(*b.second);
         return inScope(names(e), *e.body);
@@ -49,7 +55,6 @@ class Resolver {
  private:
   Prepared& out_;
   std::vector<std::vector<std::string>> scopes_;  // innermost last
-  std::unordered_set<std::string> seen_;          // literal keys listed so far
 
   static std::vector<std::string> names(const CoreExpr& e) {
     std::vector<std::string> n;
@@ -67,8 +72,7 @@ class Resolver {
     for (size_t up = 0; up < scopes_.size(); ++up) {
       const auto& s = scopes_[scopes_.size() - 1 - up];
       auto it = std::find(s.rbegin(), s.rend(), name);  // a later binding of a name hides an earlier one
-      if (it != s.rend())
-        return {Address::Where::Frame, static_cast<int>(up), static_cast<int>(s.rend() - it - 1), -1};
+      if (it != s.rend()) return {Address::Where::Frame, static_cast<int>(up), static_cast<int>(s.rend() - it - 1), -1};
     }
     int id = primitiveNamed(name);
     if (id >= 0) return {Address::Where::Primitive, 0, 0, id};
@@ -77,10 +81,7 @@ class Resolver {
 
   // Every number in a constant, including those nested in quoted lists, in reading order.
   void literalsIn(const Datum& d) {
-    if (d.kind == DatumKind::Number) {
-      std::string key = d.pos.str();
-      if (seen_.insert(key).second) out_.literals.emplace_back(key, d.number);
-    }
+    if (d.kind == DatumKind::Number) found.emplace_back(d.pos, d.number);
     for (const auto& k : d.items) literalsIn(*k);
     if (d.tail) literalsIn(*d.tail);
   }
@@ -97,13 +98,25 @@ SrcPos valuePosition(const CoreExpr* e) {
   }
 }
 
+// Sorted by position and each position once, as the engines key literal gradients.
+std::vector<std::pair<std::string, double>> sourceOrder(std::vector<std::pair<SrcPos, double>> lits) {
+  auto key = [](const SrcPos& p) { return std::tie(p.file, p.line, p.col); };
+  std::stable_sort(lits.begin(), lits.end(), [&](const auto& a, const auto& b) { return key(a.first) < key(b.first); });
+  std::vector<std::pair<std::string, double>> out;
+  for (size_t k = 0; k < lits.size(); ++k)
+    if (k == 0 || !(lits[k].first == lits[k - 1].first)) out.emplace_back(lits[k].first.str(), lits[k].second);
+  return out;
+}
+
 }  // namespace
 
 Prepared prepare(const Program& program, const std::vector<std::string>& params) {
   Prepared p;
   p.params = params;
   p.linked = linkPrelude(program.core(), params);
-  Resolver(p).walk(*p.linked);
+  Resolver resolver(p);
+  resolver.walk(*p.linked);
+  p.literals = sourceOrder(resolver.found);
   p.valuePos = valuePosition(p.linked.get());
   return p;
 }

@@ -27,7 +27,7 @@ struct Prepared {
   ExprPtr linked;                                          // the program with its library procedures
   std::vector<std::string> params;                         // the outermost frame's variables
   std::unordered_map<const CoreExpr*, Address> addresses;  // of every Ref node
-  std::vector<std::pair<std::string, double>> literals;    // each key once, in order of first appearance
+  std::vector<std::pair<std::string, double>> literals;    // each key once, in source order
   SrcPos valuePos;                                         // the expression giving the program's value
 };
 

@@ -25,9 +25,9 @@ struct Tensor;
 template <class Num>
 struct Value {
   Kind kind = Kind::Nil;
-  int64_t bits = 0;            // Bool: 0 or 1; Char: code point; Prim: its id in the primitive table
-  Num num = 0;                 // Number
-  const void* ref = nullptr;   // Pair, Closure, Tensor; Symbol and String: a std::string of the program
+  int64_t bits = 0;           // Bool: 0 or 1; Char: code point; Prim: its id in the primitive table
+  Num num = 0;                // Number
+  const void* ref = nullptr;  // Pair, Closure, Tensor; Symbol and String: a std::string of the program
 
   static Value number(const Num& x) {
     Value v;
@@ -127,13 +127,14 @@ class Heap {
   static Value<Num> value(const Tensor<Num>& t) { return Value<Num>::object(Kind::Tensor, &t); }
   uint64_t cells() const { return cells_; }
 
- private:
+  // Counts n cells (of about 100 bytes each) against the budget.
   void charge(uint64_t n) {
     cells_ += n;
     if (cells_ > budget_)
       throw DmciError(ErrorKind::Budget, "heap budget exhausted (" + std::to_string(budget_) + " cells)");
   }
 
+ private:
   uint64_t budget_;
   uint64_t cells_ = 0;
   std::deque<Pair<Num>> pairs_;

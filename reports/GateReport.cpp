@@ -37,7 +37,8 @@ json pairErrorsJson(const gate::PairErrors& e) {
          {"dmci_vs_fd", num(e.dmciVsFd)},
          {"closed_form", num(e.closedForm)}};
   json byRoute = json::object();
-  for (const auto& r : e.byRoute) byRoute[routeName(r.route)] = {{"vs_direct", num(r.vsDirect)}, {"vs_fd", num(r.vsFd)}};
+  for (const auto& r : e.byRoute)
+    byRoute[routeName(r.route)] = {{"vs_direct", num(r.vsDirect)}, {"vs_fd", num(r.vsFd)}};
   o["by_route"] = byRoute;
   return o;
 }
@@ -54,17 +55,27 @@ json pairJson(const gate::PairResult& r) {
   grads["closed_form"] = gradientJson(r.pair.closedForm);
   if (r.pair.closedValue) values["closed_form"] = num(*r.pair.closedValue);
   seconds["oracle"] = r.oracle.seconds;
-  json o{{"name", r.pair.name},     {"family", r.pair.family},          {"file", r.pair.file},
-         {"status", gate::statusName(r.status)}, {"expect", gate::expectName(r.pair.expect)}, {"reasons", r.reasons},
-         {"value", values},         {"gradient", grads},                {"errors", pairErrorsJson(r.errors)},
+  json o{{"name", r.pair.name},
+         {"family", r.pair.family},
+         {"file", r.pair.file},
+         {"status", gate::statusName(r.status)},
+         {"expect", gate::expectName(r.pair.expect)},
+         {"reasons", r.reasons},
+         {"value", values},
+         {"gradient", grads},
+         {"errors", pairErrorsJson(r.errors)},
          {"oracle", {{"differentiable", r.oracle.differentiable}, {"reason", r.oracle.reason}}},
-         {"seconds", r.seconds},    {"route_seconds", seconds}};
+         {"seconds", r.seconds},
+         {"route_seconds", seconds}};
   if (!r.pair.note.empty()) o["note"] = r.pair.note;
   return o;
 }
 
 json countsJson(const gate::StatusCounts& c) {
-  return {{"total", c.total}, {"pass", c.pass}, {"fail", c.fail}, {"nondifferentiable", c.nondifferentiable},
+  return {{"total", c.total},
+          {"pass", c.pass},
+          {"fail", c.fail},
+          {"nondifferentiable", c.nondifferentiable},
           {"seconds", c.seconds}};
 }
 
@@ -79,8 +90,11 @@ json summaryJson(const gate::GateRun& run, const gate::GateSummary& s) {
   for (const auto& [f, c] : s.families) families[f] = countsJson(c);
   json errors = json::object();
   for (const auto& d : s.comparisons)
-    errors[d.comparison] = {{"tolerance", d.tolerance}, {"compared", d.errors.size()}, {"median", num(d.median)},
-                            {"max", num(d.max)},        {"worst", namedJson(d.worst, "error")}};
+    errors[d.comparison] = {{"tolerance", d.tolerance},
+                            {"compared", d.errors.size()},
+                            {"median", num(d.median)},
+                            {"max", num(d.max)},
+                            {"worst", namedJson(d.worst, "error")}};
   const gate::Criteria& c = run.criteria;
   return {{"passed", s.passed},
           {"counts", countsJson(s.all)},
@@ -91,7 +105,11 @@ json summaryJson(const gate::GateRun& run, const gate::GateSummary& s) {
           {"jobs", run.jobs},
           {"corpus", run.dir},
           {"criteria",
-           {{"value", c.value}, {"ad", c.ad}, {"fd", c.fd}, {"closed_form", c.closedForm}, {"floor", c.floor},
+           {{"value", c.value},
+            {"ad", c.ad},
+            {"fd", c.fd},
+            {"closed_form", c.closedForm},
+            {"floor", c.floor},
             {"relative_error", "|a - b| / max(|b|, floor), b the reference"}}}};
 }
 
@@ -123,9 +141,9 @@ void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::Gate
     << " s wall. **" << (s.passed ? "PASSED" : "FAILED") << "**\n\n";
   o << "| status | pairs |\n| --- | ---: |\n| pass | " << s.all.pass << " |\n| fail | " << s.all.fail
     << " |\n| nondifferentiable | " << s.all.nondifferentiable << " |\n| total | " << s.all.total << " |\n\n";
-  o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference "
-    << sci(c.fd) << ", closed form " << sci(c.closedForm) << "; relative error = |a − b| / max(|b|, "
-    << sci(c.floor) << "), b the reference.\n\n";
+  o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference " << sci(c.fd)
+    << ", closed form " << sci(c.closedForm) << "; relative error = |a − b| / max(|b|, " << sci(c.floor)
+    << "), b the reference.\n\n";
   o << "## Errors\n\n| comparison | tolerance | compared | median | max | worst pair |\n"
        "| --- | ---: | ---: | ---: | ---: | --- |\n";
   for (const auto& d : s.comparisons)
@@ -146,9 +164,9 @@ void mdFamilies(std::ostringstream& o, const gate::GateSummary& s) {
 void mdHistograms(std::ostringstream& o, const gate::GateSummary& s) {
   o << "## Error distributions\n\nLargest relative error per pair, by decade of log10; green bars are within "
        "the tolerance, the dashed line marks it.\n\n";
-  const std::pair<const char*, const char*> shown[] = {
-      {"dmci_vs_direct", "dmci vs direct"}, {"direct_vs_fd", "direct vs finite difference"},
-      {"dmci_vs_fd", "dmci vs finite difference"}};
+  const std::pair<const char*, const char*> shown[] = {{"dmci_vs_direct", "dmci vs direct"},
+                                                       {"direct_vs_fd", "direct vs finite difference"},
+                                                       {"dmci_vs_fd", "dmci vs finite difference"}};
   for (const auto& [key, title] : shown) {
     const gate::ErrorDistribution* d = gate::distribution(s, key);
     o << "### " << title << "\n\n" << errorHistogramSvg(title, d->errors, d->tolerance) << "\n\n";
@@ -214,8 +232,8 @@ std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summ
   return o.str();
 }
 
-Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary,
-                              const std::string& jsonPath, const std::string& mdPath) {
+Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary, const std::string& jsonPath,
+                              const std::string& mdPath) {
   if (!jsonPath.empty()) {
     auto w = writeFile(jsonPath, gateJson(run, summary).dump(1) + "\n");
     if (!w) return w;

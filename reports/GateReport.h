@@ -13,7 +13,7 @@ nlohmann::ordered_json gateJson(const gate::GateRun& run, const gate::GateSummar
 std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summary);
 
 // Writes both (an empty path skips that one); the error names the file that could not be written.
-Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary,
-                              const std::string& jsonPath, const std::string& mdPath);
+Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary, const std::string& jsonPath,
+                              const std::string& mdPath);
 
 }  // namespace dmci::reports

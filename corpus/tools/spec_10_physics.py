@@ -83,7 +83,7 @@ def _term(s, L):
     return {"m": vt / (2 * m), "rho": -vt / (2 * rho), "cd": -vt / (2 * cd), "area": -vt / (2 * A),
             L("9.81"): vt / (2 * g), L("2"): vt / 4}
 prog("physics/terminal_velocity.scm", F, [dict(m=0.15, rho=1.225, cd=0.47, area=0.0042), dict(m=80.0, rho=1.2, cd=1.0, area=0.7),
-                                          dict(m=0.002, rho=1.225, cd=0.5, area=0.0001)],
+                                          dict(m=0.002, rho=1.225, cd=0.5, area=0.0005)],
      cf=_term, cv=lambda s: sqrt(2 * s["m"] * mpf("9.81") / (s["rho"] * s["cd"] * s["area"])), note="v = sqrt(2 m g / (rho Cd A))")
 
 

@@ -108,5 +108,5 @@ def _it(s, L):
     q = 1 - 2 * eta
     return {"w0": q ** 10, "target": 1 - q ** 10, "eta": (w0 - T) * 10 * q ** 9 * (-2), L("2"): (w0 - T) * 10 * q ** 9 * (-eta)}
 prog("higher-order/iterate.scm", F, [dict(eta=0.1, target=2.0, w0=0.0), dict(eta=0.3, target=-1.0, w0=4.0),
-                                     dict(eta=0.45, target=0.5, w0=0.6)],
+                                     dict(eta=0.35, target=0.5, w0=3.0)],
      cf=_it, cv=lambda s: s["target"] + (s["w0"] - s["target"]) * (1 - 2 * s["eta"]) ** 10, note="w10 = T + (w0 - T)(1 - 2 eta)^10")

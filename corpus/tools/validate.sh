@@ -41,29 +41,33 @@ for ((i = 0; i < n; i++)); do
   done
   problems=""
   for r in "${routes[@]}"; do
-    p=$(jq -rn --argjson pair "$pair" --arg r "$r" --arg d "${out[direct]}" --arg o "${out[$r]}" '
-      def rel(a; b): ((a - b) | fabs) / ([(b | fabs), 1e-8] | max);
+    if ! jq -e 'type == "object"' >/dev/null 2>&1 <<<"${out[$r]}"; then
+      problems+="$r: not JSON: ${out[$r]:0:200}; "; continue
+    fi
+    if [[ $r != direct ]] && ! jq -e '.error | not' >/dev/null 2>&1 <<<"${out[direct]}"; then
+      problems+="$r: not compared (direct failed); "; continue
+    fi
+    p=$(jq -rn --argjson pair "$pair" --arg r "$r" --argjson D "${out[direct]}" --argjson O "${out[$r]}" '
+      def rel(a; b): if a == null and b == null then 0 elif a == null or b == null then 1e300
+                     else ((a - b) | fabs) / ([(b | fabs), 1e-8] | max) end;
       def vals(v): if (v | type) == "number" then [v] else v.data end;
-      ($d | try fromjson catch null) as $D | ($o | try fromjson catch null) as $O
-      | if $O == null then "\($r): not JSON: \($o[0:200])"
-        elif $O.error then "\($r): error \($O.error | tostring)"
+      if $O.error then "\($r): error \($O.error | tostring)"
         elif (($O.value | type) != "number") and (($O.value | type) != "object") then "\($r): value is not a number or tensor"
         elif $r == "direct" then
           ( [ ($pair.closed_form // {} | to_entries[]
-               | if ($D.gradient[.key] == null) then "closed_form key \(.key) not in gradient"
+               | . as $e | if ($D.gradient | has($e.key) | not) then "closed_form key \(.key) not in gradient"
                  elif rel($D.gradient[.key]; .value) > 1e-9 then "closed_form \(.key): tool \($D.gradient[.key]) vs \(.value)"
                  else empty end),
               (if $pair.closed_value != null and rel($D.value; $pair.closed_value) > 1e-9
                then "closed_value: tool \($D.value) vs \($pair.closed_value)" else empty end) ] | join("; ") )
-        elif $D == null or $D.error then "direct failed"
         else
           ( [ (if (vals($O.value) | length) != (vals($D.value) | length) then "\($r): value shape differs"
                else [vals($O.value), vals($D.value)] | transpose[] | select(rel(.[0]; .[1]) > 1e-12)
                     | "\($r): value \(.[0]) vs direct \(.[1])" end),
               (if ($O.gradient | keys) != ($D.gradient | keys) then "\($r): gradient keys differ" else empty end),
-              ($D.gradient | to_entries[] | select($O.gradient[.key] != null and rel($O.gradient[.key]; .value) > 1e-10)
+              ($D.gradient | to_entries[] | select(rel($O.gradient[.key]; .value) > 1e-10)
                | "\($r): d/d\(.key) \($O.gradient[.key]) vs direct \(.value)") ] | join("; ") )
-        end')
+        end') || p="$r: validator error (jq)"
     [[ -n $p ]] && problems+="$p; "
   done
   same=1

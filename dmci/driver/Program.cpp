@@ -153,13 +153,12 @@ Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
     rt_.collectAfter = opts_.collectAfter;
     std::vector<Value> params;
     for (size_t k = 0; k < values.size(); ++k) params.push_back(Value::real(values[k], paramSlots_[k]));
-    if (opts_.route == Route::Direct) return finish(machine_->run(params), params, machine_->literals());
-    return finish(machine_->call(analysed_, {heapList(rt_, params)}), params, literals_);
+    if (opts_.route == Route::Direct) return finish(machine_->run(params), machine_->literals());
+    return finish(machine_->call(analysed_, {heapList(rt_, params)}), literals_);
   });
 }
 
-Evaluation Evaluator::finish(const Value& out, const std::vector<Value>& params,
-                             const std::vector<Literal>& literals) {
+Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& literals) {
   Evaluation ev;
   if (out.tag == Tag::Real) {
     ev.value = out.num;

@@ -96,7 +96,7 @@ class Evaluator {
   Error setupErr_;
 
   void prepare(const ExprPtr& linked);
-  Evaluation finish(const Value& out, const std::vector<Value>& params, const std::vector<Literal>& literals);
+  Evaluation finish(const Value& out, const std::vector<Literal>& literals);
 };
 
 }  // namespace dmci

@@ -30,7 +30,7 @@ ExprPtr preludeLambda(const std::string& name) {
   auto forms = readAll(prim(primId(name)).prelude, "<prelude:" + name + ">");
   if (!forms) throw DmciError(forms.error());
   forms->push_back(Datum::symbol(name));
-  auto core = expandProgram(*forms, ExpandOptions{true});
+  auto core = expandProgram(*forms, ExpandOptions{true, ""});
   if (!core) throw DmciError(core.error());
   const CoreExpr& letrec = **core;
   if (letrec.kind != CoreKind::Letrec || letrec.bindings.size() != 1)

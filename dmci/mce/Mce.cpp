@@ -85,7 +85,7 @@ const std::vector<std::string>& mceParams() {
 Result<ComputeGraph> compileMce() {
   auto forms = readAll(mceSource(), "mce.scm");
   if (!forms) return forms.error();
-  auto core = expandProgram(*forms, ExpandOptions{true});
+  auto core = expandProgram(*forms, ExpandOptions{true, ""});
   if (!core) return core.error();
   auto linked = catchErrors([&] { return linkPrelude(*core, mceParams()); });
   if (!linked) return linked.error();
@@ -98,7 +98,7 @@ DatumPtr programData(const CoreExpr& linked) { return DataBuilder().build(linked
 static const DatumPtr& mceAsData() {
   static const DatumPtr d = [] {
     auto forms = readAll(mceSource(), "mce.scm");
-    auto core = expandProgram(*forms, ExpandOptions{true});
+    auto core = expandProgram(*forms, ExpandOptions{true, ""});
     return programData(*linkPrelude(*core, mceParams()));
   }();
   return d;

@@ -6,7 +6,10 @@ namespace {
 
 Value errorPrim(Runtime& rt, const Value* a, int n) {
   std::string msg = a[0].tag == Tag::String ? rt.strings[a[0].i] : rt.show(a[0]);
-  for (int k = 1; k < n; ++k) msg += " " + rt.show(a[k]);
+  for (int k = 1; k < n; ++k) {
+    msg += ' ';
+    msg += rt.show(a[k]);
+  }
   throw DmciError(ErrorKind::User, msg);
 }
 

@@ -22,7 +22,7 @@ std::string core(const std::string& src, ExpandOptions opts = {}) {
   return r.ok() ? print(*r.value()) : "ERROR " + r.error().str();
 }
 
-std::string internal(const std::string& src) { return core(src, ExpandOptions{true}); }
+std::string internal(const std::string& src) { return core(src, ExpandOptions{true, ""}); }
 
 // ---------------------------------------------------------------------------
 // The printer and the constructors

@@ -95,8 +95,8 @@ class Verdict {
   void fail(std::string reason) { r_.reasons.push_back(std::move(reason)); }
 
   // got vs ref by key; returns the largest relative error (infinite if the key sets differ).
-  double gradients(const std::string& gotName, const Gradient& got, const std::string& refName,
-                   const Gradient& ref, double tol) {
+  double gradients(const std::string& gotName, const Gradient& got, const std::string& refName, const Gradient& ref,
+                   double tol) {
     std::map<std::string, double> refs(ref.begin(), ref.end()), gots(got.begin(), got.end());
     std::string what = "gradient " + gotName + " vs " + refName;
     double worst = 0;
@@ -111,8 +111,8 @@ class Verdict {
       double e = relativeError(a, it->second, c_.floor);
       worst = std::max(worst, e);
       if (!(e <= tol) && over++ < kMaxReasonsPerComparison)
-        fail(what + ": d/d " + k + " = " + formatNumber(a) + " vs " + formatNumber(it->second) +
-             " (relative error " + sci(e) + " > " + sci(tol) + ")");
+        fail(what + ": d/d " + k + " = " + formatNumber(a) + " vs " + formatNumber(it->second) + " (relative error " +
+             sci(e) + " > " + sci(tol) + ")");
     }
     if (over > kMaxReasonsPerComparison)
       fail(what + ": and " + std::to_string(over - kMaxReasonsPerComparison) + " more components over tolerance");
@@ -190,8 +190,8 @@ void compareClosedForms(PairResult& r, Verdict& v, const Criteria& c, bool smoot
   if (!r.pair.closedValue) return;
   for (const auto& rr : r.routes)
     if (rr.ok)
-      raise(r.errors.closedForm,
-            v.value(std::string("closed value vs ") + routeName(rr.route), rr.value, *r.pair.closedValue, c.closedForm));
+      raise(r.errors.closedForm, v.value(std::string("closed value vs ") + routeName(rr.route), rr.value,
+                                         *r.pair.closedValue, c.closedForm));
   if (r.oracle.ok)
     raise(r.errors.closedForm, v.value("closed value vs oracle", r.oracle.value, *r.pair.closedValue, c.closedForm));
 }
@@ -217,8 +217,10 @@ void judge(PairResult& r, const Criteria& c) {
     compareClosedForms(r, v, c, smooth);
   }
   checkExpectation(r, v);
-  if (!r.reasons.empty()) r.status = Status::Fail;
-  else r.status = r.oracle.differentiable ? Status::Pass : Status::Nondifferentiable;
+  if (!r.reasons.empty())
+    r.status = Status::Fail;
+  else
+    r.status = r.oracle.differentiable ? Status::Pass : Status::Nondifferentiable;
 }
 
 // Runs on a thread of its own with a large stack: the oracle is a recursive
@@ -252,9 +254,12 @@ class Worker {
 
 const char* statusName(Status s) {
   switch (s) {
-    case Status::Pass: return "pass";
-    case Status::Fail: return "fail";
-    case Status::Nondifferentiable: return "nondifferentiable";
+    case Status::Pass:
+      return "pass";
+    case Status::Fail:
+      return "fail";
+    case Status::Nondifferentiable:
+      return "nondifferentiable";
   }
   return "?";
 }

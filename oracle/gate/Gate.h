@@ -26,11 +26,11 @@ namespace dmci::gate {
 
 // The pass criteria (VERIFY.md's defaults; `dmci check` flags override them).
 struct Criteria {
-  double value = 1e-12;       // values: every route, direct and the oracle
-  double ad = 1e-10;          // gradients: an interpreted route vs direct
-  double fd = 1e-6;           // gradients: an engine vs the finite difference
-  double closedForm = 1e-9;   // closed-form gradient components and values
-  double floor = 1e-8;        // relative error's denominator is max(|reference|, floor)
+  double value = 1e-12;      // values: every route, direct and the oracle
+  double ad = 1e-10;         // gradients: an interpreted route vs direct
+  double fd = 1e-6;          // gradients: an engine vs the finite difference
+  double closedForm = 1e-9;  // closed-form gradient components and values
+  double floor = 1e-8;       // relative error's denominator is max(|reference|, floor)
 };
 
 enum class Status { Pass, Fail, Nondifferentiable };
@@ -71,7 +71,7 @@ struct PairErrors {
   std::optional<double> value;
   std::optional<double> dmciVsDirect;  // the worst interpreted route (dmci, dmci2)
   std::optional<double> directVsFd;
-  std::optional<double> dmciVsFd;      // the worst interpreted route
+  std::optional<double> dmciVsFd;  // the worst interpreted route
   std::optional<double> closedForm;
   std::vector<RouteErrors> byRoute;
 };

@@ -17,9 +17,8 @@ struct ManifestError {
   std::string message;
 };
 
-const std::set<std::string> kPairKeys = {"name",     "file",   "family",      "bind",         "wrt",
-                                         "literals", "expect", "closed_form", "closed_value", "routes",
-                                         "note"};
+const std::set<std::string> kPairKeys = {"name",   "file",        "family",       "bind",   "wrt", "literals",
+                                         "expect", "closed_form", "closed_value", "routes", "note"};
 
 // Names one pair in messages: "pair 3 (physics/kinetic_energy/1)".
 std::string where(size_t index, const json& p) {
@@ -66,8 +65,10 @@ std::vector<std::string> stringArray(const json& p, const char* key, const std::
 std::vector<Route> parseRoutes(const json& p, const std::string& at) {
   std::vector<Route> out{Route::Direct};
   for (const auto& r : stringArray(p, "routes", at)) {
-    if (r == "dmci") out.push_back(Route::Dmci);
-    else if (r == "dmci2") out.push_back(Route::Dmci2);
+    if (r == "dmci")
+      out.push_back(Route::Dmci);
+    else if (r == "dmci2")
+      out.push_back(Route::Dmci2);
     else if (r != "direct")
       throw ManifestError{at + ": unknown route '" + r + "' (expected direct, dmci or dmci2)"};
   }
@@ -81,7 +82,8 @@ void parseOptional(const json& p, const std::string& at, GatePair& g) {
   }
   if (p.contains("expect")) {
     std::string e = requireString(p, "expect", at, true);
-    if (e == "nondifferentiable") g.expect = Expect::Nondifferentiable;
+    if (e == "nondifferentiable")
+      g.expect = Expect::Nondifferentiable;
     else if (e != "pass")
       throw ManifestError{at + ": 'expect' must be \"pass\" or \"nondifferentiable\", got \"" + e + "\""};
   }

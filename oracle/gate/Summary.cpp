@@ -9,9 +9,12 @@ namespace {
 void count(StatusCounts& c, const PairResult& r) {
   ++c.total;
   c.seconds += r.seconds;
-  if (r.status == Status::Pass) ++c.pass;
-  else if (r.status == Status::Fail) ++c.fail;
-  else ++c.nondifferentiable;
+  if (r.status == Status::Pass)
+    ++c.pass;
+  else if (r.status == Status::Fail)
+    ++c.fail;
+  else
+    ++c.nondifferentiable;
 }
 
 // Sorted by value, largest first, keeping the first `top`; ties keep manifest order.
@@ -31,7 +34,7 @@ ErrorDistribution distributionOf(const GateRun& run, const std::string& name, do
     const std::optional<double>& e = r.errors.*field;
     if (!e) continue;
     d.errors.push_back(*e);
-    named.emplace_back(r.pair.name, *e);
+    if (*e > 0) named.emplace_back(r.pair.name, *e);  // an exact pair is nobody's worst
   }
   d.worst = largest(named, top);
   if (d.errors.empty()) return d;

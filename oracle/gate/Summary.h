@@ -20,14 +20,14 @@ struct ErrorDistribution {
   std::string comparison;  // "value", "dmci_vs_direct", "direct_vs_fd", "dmci_vs_fd", "closed_form"
   double tolerance = 0;
   std::vector<double> errors;                         // in manifest order
-  std::vector<std::pair<std::string, double>> worst;  // the largest first, with pair names
+  std::vector<std::pair<std::string, double>> worst;  // the largest nonzero ones first, with pair names
   std::optional<double> median, max;
 };
 
 struct GateSummary {
   StatusCounts all;
   std::map<std::string, StatusCounts> families;
-  std::vector<ErrorDistribution> comparisons;          // in the order listed above
+  std::vector<ErrorDistribution> comparisons;           // in the order listed above
   std::vector<std::pair<std::string, double>> slowest;  // pair name, seconds; the slowest first
   double seconds = 0;                                   // wall time of the run
   bool passed = false;

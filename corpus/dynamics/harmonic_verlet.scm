@@ -1,0 +1,10 @@
+; Harmonic oscillator x'' = -omega^2 x by velocity Verlet, 100 steps of dt = 0.05; value: final energy
+(define dt 0.05)
+(define (accel x) (- (* omega omega x)))
+(let step ((n 0) (x x0) (v v0))
+  (if (= n 100)
+      (+ (* 0.5 v v) (* 0.5 omega omega x x))
+      (let* ((v-half (+ v (* 0.5 dt (accel x))))
+             (x-new (+ x (* dt v-half)))
+             (v-new (+ v-half (* 0.5 dt (accel x-new)))))
+        (step (+ n 1) x-new v-new))))

@@ -1,0 +1,10 @@
+; Explicit 1-D heat equation on 8 cells with fixed zero ends, 20 steps; the stencil is built with map
+(define (shift-left lst) (append (cdr lst) (list 0)))
+(define (shift-right lst) (cons 0 (reverse (cdr (reverse lst)))))
+(define (heat-step u)
+  (map (lambda (left mid right) (+ mid (* kappa (+ left right (* -2 mid)))))
+       (shift-right u) u (shift-left u)))
+(define (evolve u n) (if (= n 0) u (evolve (heat-step u) (- n 1))))
+(define u0 (list 0 0.5 1 peak 1 0.5 0 0))
+(define u20 (evolve u0 20))
+(+ (list-ref u20 3) (* 0.5 (list-ref u20 4)))

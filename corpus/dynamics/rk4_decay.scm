@@ -1,0 +1,12 @@
+; Classical RK4 for y' = lambda y, 20 steps of h = 0.05
+(define h 0.05)
+(define (f y) (* lam y))
+(define (rk4-step y)
+  (let* ((k1 (f y))
+         (k2 (f (+ y (* 0.5 h k1))))
+         (k3 (f (+ y (* 0.5 h k2))))
+         (k4 (f (+ y (* h k3)))))
+    (+ y (* (/ h 6) (+ k1 (* 2 k2) (* 2 k3) k4)))))
+(define (integrate y n)
+  (if (= n 0) y (integrate (rk4-step y) (- n 1))))
+(integrate y0 20)

@@ -1,0 +1,13 @@
+; Van der Pol oscillator x'' = mu (1 - x^2) x' - x, explicit midpoint (RK2), 100 steps of dt = 0.02
+(define dt 0.02)
+(define (field x v) (list v (- (* mu (- 1 (* x x)) v) x)))
+(define (midpoint-step x v)
+  (let* ((k1 (field x v))
+         (xm (+ x (* 0.5 dt (car k1))))
+         (vm (+ v (* 0.5 dt (cadr k1))))
+         (k2 (field xm vm)))
+    (list (+ x (* dt (car k2))) (+ v (* dt (cadr k2))))))
+(define (run state n)
+  (if (= n 0) state (run (midpoint-step (car state) (cadr state)) (- n 1))))
+(let ((final (run (list x0 v0) 100)))
+  (+ (car final) (cadr final)))

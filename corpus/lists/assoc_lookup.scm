@@ -1,0 +1,6 @@
+; Mechanical energy with parameters looked up by name (assq on symbols) and gravity by planet number (assv)
+(define params (list (cons 'mass m) (cons 'speed v) (cons 'height h)))
+(define (param name) (cdr (assq name params)))
+(define gravity (cdr (assv 3 '((1 . 1.62) (2 . 3.72) (3 . 9.81)))))
+(+ (* 0.5 (param 'mass) (square (param 'speed)))
+   (* (param 'mass) gravity (param 'height)))

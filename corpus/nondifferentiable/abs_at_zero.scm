@@ -1,0 +1,2 @@
+; gain |x - c|: a kink where x = c
+(* gain (abs (- x c)))

@@ -1,0 +1,2 @@
+; min of two smooth functions at a point where they tie
+(min (* 2 x) (+ x y))

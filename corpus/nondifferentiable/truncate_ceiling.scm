@@ -1,0 +1,2 @@
+; truncate and ceiling at an integer: jumps
+(+ (truncate x) (ceiling y))

@@ -1,0 +1,6 @@
+; and/or return the value of the deciding operand; only #f is false (0 and '() are true)
+(define (first-true . vals) (apply (lambda args (if (null? args) #f (or (car args) 0))) vals))
+(+ (and 0 '() x)
+   (or #f (* 2 alpha))
+   (if (and (> x 0) (or #f #t)) x 0)
+   (first-true (* x alpha)))

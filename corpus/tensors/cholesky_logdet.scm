@@ -1,0 +1,5 @@
+; log det of A = B B^T + lam I through its Cholesky factor: 2 (log L00 + log L11 + log L22)
+(define B (mat '(1 0.5 0) '(0.2 1 0.3) (list 0 beta 1)))
+(define A (+ (matmul B (transpose B)) (scale lam (eye 3))))
+(define L (cholesky A))
+(* 2 (+ (log (ref L 0 0)) (log (ref L 1 1)) (log (ref L 2 2))))

@@ -1,0 +1,5 @@
+; Elementwise tensor arithmetic with ones and zeros: sum((u + 1) * v - u / w - 0)
+(define u (vec x 2 3))
+(define v (vec 0.5 y 1))
+(define w (+ (ones 3) (vec 1 x y)))
+(vsum (- (* (+ u (ones 3)) v) (/ u w) (zeros 3)))

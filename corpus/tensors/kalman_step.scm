@@ -1,0 +1,23 @@
+; One Kalman-filter step for a constant-velocity model: predict, update via solve, Gaussian log-likelihood via logdet
+(define dt 0.1)
+(define pi 3.141592653589793)
+(define F (mat (list 1 dt) '(0 1)))
+(define H (mat '(1 0)))
+(define Q (scale q (mat (list (/ (* dt dt dt) 3) (/ (* dt dt) 2))
+                        (list (/ (* dt dt) 2) dt))))
+(define R (mat (list r)))
+(define x-prior (vec pos vel))
+(define P-prior (eye 2))
+(define z (vec obs))
+;; predict
+(define x-pred (matvec F x-prior))
+(define P-pred (+ (matmul (matmul F P-prior) (transpose F)) Q))
+;; update: S = H P H^T + R, K = P H^T S^-1 (computed as (S^-1 H P)^T; P and S are symmetric)
+(define S (+ (matmul (matmul H P-pred) (transpose H)) R))
+(define innovation (- z (matvec H x-pred)))
+(define K (transpose (solve S (matmul H P-pred))))
+(define x-post (+ x-pred (matvec K innovation)))
+(define P-post (matmul (- (eye 2) (matmul K H)) P-pred))
+(define log-lik
+  (* -0.5 (+ (dot innovation (solve S innovation)) (logdet S) (log (* 2 pi)))))
+(+ log-lik (vsum x-post) (trace P-post))

@@ -1,0 +1,10 @@
+; Log-likelihood of y ~ N(A theta, sigma^2 I + rho 1 1^T) in 3 dimensions, whitened through a Cholesky factor
+(define pi 3.141592653589793)
+(define A (mat '(1 0.5) '(0 1) '(1 -1)))
+(define theta (vec t1 t2))
+(define y (vec 1.2 -0.3 0.8))
+(define Sigma (+ (scale (square sigma) (eye 3)) (scale rho (ones 3 3))))
+(define L (cholesky Sigma))
+(define resid (- y (matvec A theta)))
+(define w (solve L resid))
+(- (+ (* 0.5 (dot w w)) (* 0.5 (logdet Sigma)) (* 1.5 (log (* 2 pi)))))

@@ -1,0 +1,303 @@
+// The gate: its manifest reader, its verdicts on a small corpus (clean, with a planted adjoint fault,
+// with wrong expectations) and its reports.
+#include "oracle/gate/Gate.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+
+#include "oracle/gate/Manifest.h"
+#include "oracle/gate/Summary.h"
+#include "prims/PrimTable.h"
+#include "reports/ErrorHistogram.h"
+#include "reports/GateReport.h"
+
+namespace dmci::gate {
+namespace {
+
+const std::string kCorpus = std::string(DMCI_SOURCE_DIR) + "/oracle/tests/data/gate";
+
+Manifest corpus() {
+  auto m = loadManifest(kCorpus);
+  if (!m) throw std::runtime_error(m.error().str());
+  return *m;
+}
+
+GatePair pairNamed(const std::string& name) {
+  for (const auto& p : corpus().pairs)
+    if (p.name == name) return p;
+  throw std::runtime_error("no pair " + name);
+}
+
+GateRun runCorpus(int jobs = 2) {
+  GateOptions opts;
+  opts.jobs = jobs;
+  return runGate(kCorpus, corpus().pairs, opts);
+}
+
+std::set<std::string> namesWithStatus(const GateRun& run, Status s) {
+  std::set<std::string> out;
+  for (const auto& r : run.results)
+    if (r.status == s) out.insert(r.pair.name);
+  return out;
+}
+
+bool anyReasonHas(const PairResult& r, const std::string& text) {
+  return std::any_of(r.reasons.begin(), r.reasons.end(),
+                     [&](const std::string& why) { return why.find(text) != std::string::npos; });
+}
+
+std::string allReasons(const PairResult& r) {
+  std::string s;
+  for (const auto& why : r.reasons) s += why + "\n";
+  return s;
+}
+
+// Clears planted faults however the test ends.
+struct FaultGuard {
+  FaultGuard(const std::string& prim, double scale) { plantAdjointFault(prim, scale); }
+  ~FaultGuard() { clearAdjointFaults(); }
+};
+
+// --- the manifest ---
+
+std::string manifestWith(const std::string& pairJson) { return R"({"version": 1, "pairs": [)" + pairJson + "]}"; }
+
+const std::string kGoodPair = R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 1}, "wrt": ["x"]})";
+
+TEST(Manifest, ReadsTheTestCorpus) {
+  Manifest m = corpus();
+  ASSERT_EQ(m.pairs.size(), 11u);
+  const GatePair& p = m.pairs.front();
+  EXPECT_EQ(p.name, "physics/kinetic/1");
+  EXPECT_EQ(p.bind.size(), 2u);
+  EXPECT_TRUE(p.literals);
+  EXPECT_EQ(p.closedForm.size(), 3u);
+  ASSERT_TRUE(p.closedValue.has_value());
+  EXPECT_EQ(*p.closedValue, 9.0);
+  EXPECT_EQ(p.routes, (std::vector<Route>{Route::Direct, Route::Dmci}));
+}
+
+TEST(Manifest, DefaultsExpectToPassAndLiteralsToOff) {
+  auto m = parseManifest(manifestWith(kGoodPair), "d", "d/manifest.json");
+  ASSERT_TRUE(m) << m.error().str();
+  EXPECT_EQ(m->pairs[0].expect, Expect::Pass);
+  EXPECT_FALSE(m->pairs[0].literals);
+}
+
+TEST(Manifest, AMissingFieldNamesTheFileThePairAndTheField) {
+  auto m = parseManifest(manifestWith(kGoodPair + R"(, {"name": "b/2", "file": "b.scm", "family": "f", "wrt": []})"),
+                         "d", "d/manifest.json");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message, "d/manifest.json: pair 2 (b/2): missing 'bind'");
+}
+
+TEST(Manifest, AnUnknownFieldIsAnError) {
+  auto m = parseManifest(manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {}, "wrt": [],
+                                          "closed-form": {}})"),
+                         "d", "d/manifest.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("unknown field 'closed-form'"), std::string::npos) << m.error().message;
+}
+
+TEST(Manifest, WrtMustNameABoundParameter) {
+  auto m = parseManifest(manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 1},
+                                          "wrt": ["y"]})"),
+                         "d", "d/manifest.json");
+  ASSERT_FALSE(m);
+  EXPECT_NE(m.error().message.find("'wrt' names 'y'"), std::string::npos) << m.error().message;
+}
+
+TEST(Manifest, ExpectAndRoutesTakeOnlyKnownWords) {
+  auto bad = [](const std::string& extra) {
+    return !parseManifest(
+        manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {}, "wrt": [], )" + extra + "}"), "d",
+        "d/manifest.json");
+  };
+  EXPECT_TRUE(bad(R"("expect": "fail")"));
+  EXPECT_TRUE(bad(R"("routes": ["direct", "tensor"])"));
+  EXPECT_FALSE(bad(R"("routes": ["dmci2"])"));
+}
+
+TEST(Manifest, DirectIsAlwaysTheFirstRoute) {
+  auto m = parseManifest(manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {}, "wrt": [],
+                                          "routes": ["dmci2", "direct"]})"),
+                         "d", "d/manifest.json");
+  ASSERT_TRUE(m) << m.error().str();
+  EXPECT_EQ(m->pairs[0].routes, (std::vector<Route>{Route::Direct, Route::Dmci2}));
+}
+
+TEST(Manifest, DuplicateNamesAreAnError) {
+  EXPECT_FALSE(parseManifest(manifestWith(kGoodPair + ", " + kGoodPair), "d", "d/manifest.json"));
+}
+
+TEST(Manifest, AMissingManifestIsAnIoError) {
+  auto m = loadManifest(kCorpus + "/no-such-dir");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().kind, ErrorKind::Io);
+}
+
+// --- comparison and selection ---
+
+TEST(Gate, RelativeErrorDividesByTheLargerOfTheReferenceAndTheFloor) {
+  EXPECT_DOUBLE_EQ(relativeError(3.0, 2.0, 1e-8), 0.5);
+  EXPECT_DOUBLE_EQ(relativeError(1e-9, 0.0, 1e-8), 0.1);
+  EXPECT_EQ(relativeError(1.0, std::nan(""), 1e-8), std::numeric_limits<double>::infinity());
+  EXPECT_EQ(relativeError(std::nan(""), std::nan(""), 1e-8), 0.0);
+}
+
+TEST(Gate, AFilterIsARegexOrElseASubstring) {
+  auto names = [](const std::vector<GatePair>& ps) {
+    std::vector<std::string> out;
+    for (const auto& p : ps) out.push_back(p.name);
+    return out;
+  };
+  auto all = corpus().pairs;
+  EXPECT_EQ(names(selectPairs(all, "^trig/")), (std::vector<std::string>{"trig/range/1", "trig/wave/1"}));
+  EXPECT_EQ(names(selectPairs(all, "kinetic/t")), (std::vector<std::string>{"physics/kinetic/tower"}));
+  EXPECT_TRUE(selectPairs(all, "(unclosed").empty());  // not a regex: a substring that no name holds
+  EXPECT_EQ(selectPairs(all, "").size(), all.size());
+}
+
+// --- verdicts ---
+
+TEST(Gate, TheTestCorpusPasses) {
+  GateRun run = runCorpus();
+  for (const auto& r : run.results) EXPECT_NE(r.status, Status::Fail) << r.pair.name << "\n" << allReasons(r);
+  EXPECT_TRUE(gatePassed(run));
+  EXPECT_EQ(namesWithStatus(run, Status::Nondifferentiable), (std::set<std::string>{"nondiff/kink/1"}));
+  GateSummary s = summarize(run);
+  EXPECT_EQ(s.all.pass, 10u);
+  EXPECT_EQ(s.all.nondifferentiable, 1u);
+}
+
+TEST(Gate, ATowerPairComparesTheSecondLevelToo) {
+  PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/tower"), GateOptions{});
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  ASSERT_EQ(r.errors.byRoute.size(), 2u);
+  EXPECT_EQ(r.errors.byRoute[1].route, Route::Dmci2);
+  EXPECT_TRUE(r.errors.byRoute[1].vsFd.has_value());
+}
+
+TEST(Gate, APlantedSinFaultFailsExactlyThePairsThatUseSin) {
+  GateRun run;
+  {
+    FaultGuard fault("sin", 1.5);
+    run = runCorpus();
+  }
+  EXPECT_FALSE(gatePassed(run));
+  std::set<std::string> sinPairs{"trig/range/1", "trig/wave/1", "higher-order/compose/1", "dynamics/pendulum/1"};
+  EXPECT_EQ(namesWithStatus(run, Status::Fail), sinPairs);
+  for (const auto& r : run.results) {
+    if (!sinPairs.count(r.pair.name)) continue;
+    EXPECT_TRUE(anyReasonHas(r, "vs fd")) << r.pair.name << "\n" << allReasons(r);
+  }
+}
+
+TEST(Gate, PlantingAFaultOnAnUnknownPrimitiveThrows) {
+  EXPECT_THROW(plantAdjointFault("no-such-prim", 2.0), std::invalid_argument);
+  EXPECT_THROW(plantAdjointFault("floor", 2.0), std::invalid_argument);  // piecewise constant: no partial
+}
+
+TEST(Gate, AWrongClosedFormFails) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.closedForm = {{"m", 4.6}};
+  PairResult r = checkPair(kCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "closed form d/d m")) << allReasons(r);
+}
+
+TEST(Gate, AClosedFormForAKeyNoGradientHasFails) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.closedForm = {{"physics/kinetic.scm:9:9", 1.0}};
+  PairResult r = checkPair(kCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "has no component d/d physics/kinetic.scm:9:9")) << allReasons(r);
+}
+
+TEST(Gate, ANondifferentiableSeedExpectedToPassFails) {
+  GatePair p = pairNamed("nondiff/kink/1");
+  p.expect = Expect::Pass;
+  PairResult r = checkPair(kCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "expected pass, but the oracle finds the program nondifferentiable")) << allReasons(r);
+}
+
+TEST(Gate, ASmoothSeedExpectedNondifferentiableFails) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.expect = Expect::Nondifferentiable;
+  PairResult r = checkPair(kCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "smooth")) << allReasons(r);
+}
+
+TEST(Gate, AWrongClosedValueFails) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.closedValue = 9.5;
+  PairResult r = checkPair(kCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "closed value vs direct")) << allReasons(r);
+}
+
+TEST(Gate, AMissingProgramFailsItsPairOnly) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.file = "physics/no-such-program.scm";
+  PairResult r = checkPair(kCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "cannot read")) << allReasons(r);
+}
+
+TEST(Gate, LiteralKeysAreRelativeToTheCorpus) {
+  PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), GateOptions{});
+  const Gradient& g = r.routes.front().gradient;
+  EXPECT_TRUE(std::any_of(g.begin(), g.end(), [](const auto& kv) { return kv.first == "physics/kinetic.scm:1:4"; }));
+}
+
+// --- reports ---
+
+TEST(Reports, JsonAndMarkdownAreWrittenAndParse) {
+  GateRun run = runCorpus();
+  GateSummary s = summarize(run);
+  std::string dir = std::string(DMCI_BINARY_DIR) + "/gate_test_reports";
+  auto w = reports::writeGateReports(run, s, dir + "/gate.json", dir + "/gate.md");
+  ASSERT_TRUE(w) << w.error().str();
+  std::ifstream jin(dir + "/gate.json");
+  auto j = nlohmann::json::parse(jin);
+  ASSERT_EQ(j["pairs"].size(), 11u);
+  EXPECT_EQ(j["pairs"][0]["name"], "physics/kinetic/1");
+  EXPECT_TRUE(j["pairs"][0]["gradient"]["fd"].contains("physics/kinetic.scm:1:4"));
+  EXPECT_EQ(j["summary"]["counts"]["pass"], 10);
+  EXPECT_EQ(j["summary"]["criteria"]["fd"], 1e-6);
+  std::ifstream min(dir + "/gate.md");
+  std::stringstream md;
+  md << min.rdbuf();
+  std::string text = md.str();
+  size_t svgs = 0;
+  for (size_t at = text.find("<svg"); at != std::string::npos; at = text.find("<svg", at + 1)) ++svgs;
+  EXPECT_EQ(svgs, 3u);
+  EXPECT_NE(text.find("| nondifferentiable | 1 |"), std::string::npos);
+}
+
+TEST(Reports, ErrorsFallIntoTheirDecades) {
+  auto b = reports::binErrors({0.0, 1e-18, 3e-12, 0.5, 2.0, std::numeric_limits<double>::infinity()});
+  auto countOf = [&](const std::string& label) {
+    auto it = std::find(b.labels.begin(), b.labels.end(), label);
+    return it == b.labels.end() ? size_t{999} : b.counts[static_cast<size_t>(it - b.labels.begin())];
+  };
+  EXPECT_EQ(countOf("0"), 1u);
+  EXPECT_EQ(countOf("<-17"), 1u);
+  EXPECT_EQ(countOf("-12"), 1u);
+  EXPECT_EQ(countOf("-1"), 1u);
+  EXPECT_EQ(countOf("\u22650"), 2u);
+}
+
+}  // namespace
+}  // namespace dmci::gate
