@@ -234,7 +234,7 @@ Frame<Num>* Interpreter<Num>::bind(const CoreExpr* site, const Closure<Num>& c, 
   size_t fixed = lambda.variadic ? lambda.params.size() - 1 : lambda.params.size();
   if (args.size() < fixed || (!lambda.variadic && args.size() != fixed)) {
     std::string want = (lambda.variadic ? "at least " : "") + std::to_string(fixed);
-    std::string name = lambda.name.empty() ? "#<procedure>" : lambda.name;
+    std::string name = lambda.name.empty() ? "lambda" : lambda.name;
     throw DmciError(ErrorKind::Arity,
                     name + ": expects " + want + " argument" + (fixed == 1 && !lambda.variadic ? "" : "s") + ", got " +
                         std::to_string(args.size()),

@@ -75,7 +75,7 @@ bool integerUse(const Decision<Wide>& d, const Component& c) {
   return d.kind == DecisionKind::Branch && d.close.margin == 0 && d.close.integral && c.literal && isInteger(c.x0);
 }
 
-// A flip at the fine step puts the threshold within about 1e-20 of the seed: at it. The coarse
+// A flip at the fine step puts the threshold within about 1e-30 of the seed: at it. The coarse
 // step reaches further, so a flip there counts only when the seed is within double rounding of
 // the threshold, where the engines, in double, may not take the seed's path.
 bool counts(const Decision<Wide>& d, int step) { return step == 0 || d.close.margin <= Wide(1e-13) * d.close.scale; }

@@ -1,13 +1,14 @@
-// The oracle: a deliberately simple reference evaluator in 50-digit arithmetic,
+// The oracle: a deliberately simple reference evaluator in 100-digit arithmetic,
 // and the finite-difference gradient built on it.
 //
 // It shares nothing with the engines but the reader, the expander and the
 // prelude linking (source-to-source): it is a recursive tree-walker over the
 // core AST, templated on the number type, with its own implementation of
 // every primitive. Its gradient owes nothing to any AD code: central
-// differences with a step of about 1e-20 in cpp_bin_float_50, where both
-// truncation (h^2 f''') and rounding (1e-50/h) errors are far below double
-// precision. A second step size tests smoothness: a seed where the program is
+// differences with a step of about 1e-30 in cpp_bin_float_100, where both
+// truncation (h^2 f''', about 1e-60) and rounding (1e-100/h, about 1e-70)
+// errors are far below double precision, and below the 1e-30 to which the
+// oracle's own tests check closed forms. A second step size tests smoothness: a seed where the program is
 // not differentiable (a branch threshold or a kink at the seed, a clamp) is
 // reported as such, with the reason.
 #pragma once
@@ -21,7 +22,7 @@
 
 namespace dmci::oracle {
 
-using Wide = boost::multiprecision::cpp_bin_float_50;
+using Wide = boost::multiprecision::cpp_bin_float_100;
 
 // Where to evaluate: seed parameter values, and literal values overriding the
 // program text, keyed by the literal's position "file:line:col".
@@ -43,7 +44,7 @@ Result<WideValue> evaluate(const Program& program, const Point& point, const Bud
 std::vector<std::pair<std::string, double>> literals(const Program& program, const std::vector<std::string>& params);
 
 struct FdOptions {
-  double step = 1e-20;        // relative to max(1, |x|)
+  double step = 1e-30;        // relative to max(1, |x|)
   double coarseStep = 1e-15;  // the second step of the smoothness test
   double smoothTol = 1e-9;    // relative disagreement between the two that marks a kink
   Budget budget;
@@ -53,8 +54,8 @@ struct FdOptions {
 // list index) is recorded at the seed, and the perturbed runs replay the seed's outcomes. So each
 // component is the derivative along the seed's path, which is what reverse mode computes, and a
 // perturbed run whose own outcome would differ marks the seed as not differentiable. Reasons read:
-//   "branch threshold at the seed: < at prog.scm:3:7 (|a-b| = 0); perturbing x by -1e-20 changes it"
-//   "kink at the seed: abs at prog.scm:1:1 (argument 0); perturbing x by -1e-20 changes it"
+//   "branch threshold at the seed: < at prog.scm:3:7 (|a-b| = 0); perturbing x by -1e-30 changes it"
+//   "kink at the seed: abs at prog.scm:1:1 (argument 0); perturbing x by -1e-30 changes it"
 //   "discrete argument at the seed: list-ref at ...", "... near the seed: ..." (within a step of it),
 //   "non-finite value", "evaluation fails near the seed (...): <error>",
 //   "the derivative with respect to x depends on the step: ..." (the two steps disagree),

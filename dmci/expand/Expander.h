@@ -1,0 +1,155 @@
+// The Expander class behind expandProgram and expandExpr; internal to the expander, included only by expand/*.cpp.
+#pragma once
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "expand/Expand.h"
+
+namespace dmci {
+
+// The reader nests at most 1000 deep; the expander recurses once per nesting level.
+inline constexpr int kMaxExpandDepth = 1100;
+
+[[noreturn]] inline void fail(const Datum& d, const std::string& msg) { throw DmciError(ErrorKind::Form, msg, d.pos); }
+
+inline ExprPtr unspecified(SrcPos p) { return CoreExpr::constant(Datum::nil(p), p); }
+inline ExprPtr prim(const char* name, SrcPos p) { return CoreExpr::ref(std::string("%") + name, p); }
+inline ExprPtr sequence(std::vector<ExprPtr> es, SrcPos p) {
+  return es.size() == 1 ? es[0] : CoreExpr::begin(std::move(es), p);
+}
+
+// A parsed parameter list.
+struct Formals {
+  std::vector<std::string> names;
+  bool variadic = false;
+};
+
+// A parsed (name init) binding; `step` is used by do only.
+struct BindingForm {
+  DatumPtr name;
+  DatumPtr init;
+  DatumPtr step;
+};
+
+// One form of a body after begin-splicing; `name` is set for a definition.
+struct BodyForm {
+  DatumPtr form;
+  std::string name;
+};
+
+class Expander {
+ public:
+  explicit Expander(const ExpandOptions& opts) : opts_(opts) {}
+  ExprPtr program(const std::vector<DatumPtr>& forms);
+  ExprPtr expr(const DatumPtr& d);
+
+ private:
+  using Handler = ExprPtr (Expander::*)(const DatumPtr&);
+  static const std::unordered_map<std::string, Handler>& keywords();
+
+  // Lexical scope: names bound here shadow keywords.
+  class Scope {
+   public:
+    explicit Scope(Expander& x) : x_(x) {}
+    ~Scope() {
+      for (const auto& n : added_)
+        if (--x_.bound_[n] == 0) x_.bound_.erase(n);
+    }
+    void add(const std::string& n) {
+      ++x_.bound_[n];
+      added_.push_back(n);
+    }
+    void add(const std::vector<std::string>& ns) {
+      for (const auto& n : ns) add(n);
+    }
+
+   private:
+    Expander& x_;
+    std::vector<std::string> added_;
+  };
+
+  // Counts nesting so that no input exhausts the C++ stack.
+  class DepthGuard {
+   public:
+    DepthGuard(Expander& x, const Datum& d) : x_(x) {
+      if (x_.depth_ >= kMaxExpandDepth) fail(d, "expression nested too deeply");
+      ++x_.depth_;
+    }
+    ~DepthGuard() { --x_.depth_; }
+
+   private:
+    Expander& x_;
+  };
+
+  bool isBound(const std::string& n) const { return bound_.count(n) != 0; }
+  bool isKeyword(const Datum& d, const char* kw) const { return d.isSymbol(kw) && !isBound(kw); }
+  // A temporary name; %-names cannot clash with user names, and with allowInternal
+  // a name already bound here is skipped.
+  std::string fresh(const std::string& prefix) {
+    std::string name;
+    do name = "%" + prefix + std::to_string(++counters_[prefix]);
+    while (isBound(name));
+    return name;
+  }
+
+  // Names and parameter lists.
+  const std::string& bindableName(const Datum& d, const std::string& what);
+  void checkDistinct(const std::vector<const Datum*>& names, const std::string& what);
+  void checkDistinct(const std::vector<BindingForm>& bs, const std::string& what);
+  Formals formals(const Datum& d, const std::string& what);
+  Formals paramsFrom(const Datum& list, size_t from, const std::string& what);
+  std::vector<BindingForm> bindingForms(const Datum& d, const std::string& what);
+
+  // Bodies and definitions.
+  bool isDefine(const Datum& d) const;
+  bool isSplicedBegin(const Datum& d, int depth = 0) const;
+  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, Scope& scope);
+  ExprPtr body(const DatumPtr& where, size_t from, const std::string& what);
+  ExprPtr bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where, const std::string& what);
+  ExprPtr letrecBody(const std::vector<BodyForm>& forms, size_t lastDefine, const Datum& where);
+  const std::string& defineName(const Datum& d);
+  ExprPtr defineValue(const DatumPtr& d);
+  ExprPtr curriedLambda(const std::vector<const Datum*>& targets, size_t k, const DatumPtr& form);
+  std::vector<ExprPtr> exprsFrom(const DatumPtr& d, size_t from);
+
+  // Expressions.
+  ExprPtr variable(const DatumPtr& d);
+  ExprPtr application(const DatumPtr& d);
+  ExprPtr quote(const DatumPtr& d);
+  ExprPtr if_(const DatumPtr& d);
+  ExprPtr lambda(const DatumPtr& d);
+  ExprPtr defineInExpr(const DatumPtr& d);
+  ExprPtr begin(const DatumPtr& d);
+  ExprPtr let(const DatumPtr& d);
+  ExprPtr namedLet(const DatumPtr& d, const std::string& name, const Datum& bindings, size_t bodyFrom,
+                   const std::string& what);
+  ExprPtr letStar(const DatumPtr& d);
+  ExprPtr letrec(const DatumPtr& d);
+  ExprPtr cond(const DatumPtr& d);
+  ExprPtr clauseResult(const DatumPtr& clause, const std::string& arg, const std::string& what);
+  ExprPtr case_(const DatumPtr& d);
+  ExprPtr caseTest(const DatumPtr& clause, const std::string& key);
+  ExprPtr and_(const DatumPtr& d);
+  ExprPtr or_(const DatumPtr& d);
+  ExprPtr when(const DatumPtr& d);
+  ExprPtr unless(const DatumPtr& d);
+  ExprPtr do_(const DatumPtr& d);
+  ExprPtr loop(const DatumPtr& d);
+  ExprPtr mutation(const DatumPtr& d);
+  ExprPtr strayUnquote(const DatumPtr& d);
+
+  // Quasiquote.
+  ExprPtr quasiquote(const DatumPtr& d);
+  ExprPtr quasi(const DatumPtr& t, int level);
+  ExprPtr quasiForm(const DatumPtr& t, int level);
+  ExprPtr quasiList(const DatumPtr& t, int level);
+
+  ExpandOptions opts_;
+  std::unordered_map<std::string, int> bound_;
+  std::map<std::string, int> counters_;
+  int depth_ = 0;
+};
+
+}  // namespace dmci
