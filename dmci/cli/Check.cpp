@@ -12,6 +12,9 @@
 #include <thread>
 
 #include "oracle/gate/Gate.h"
+#ifdef DMCI_HAVE_TORCH
+#include "engine/tensor/TensorEngine.h"
+#endif
 #include "oracle/gate/Summary.h"
 #include "reports/GateReport.h"
 
@@ -84,11 +87,17 @@ std::function<void(size_t, size_t, const std::string&)> progressLine(bool enable
 
 // Checks the flags that name something this build lacks.
 std::optional<std::string> unsupported(const CheckArgs& a) {
-  if (a.engine != "native")
-    return "--engine " + a.engine +
-           ": the tensor engine is not built into this dmci; only --engine native is available";
-  if (a.device != "cpu")
-    return "--device " + a.device + ": only --device cpu is available (the native engine runs on the CPU)";
+  if (a.engine != "native" && a.engine != "tensor") return "--engine " + a.engine + ": expected native or tensor";
+  if (a.device != "cpu" && a.device != "cuda") return "--device " + a.device + ": expected cpu or cuda";
+#ifdef DMCI_HAVE_TORCH
+  if (a.engine == "native" && a.device != "cpu")
+    return "--device " + a.device + ": the native engine runs on the CPU; use --engine tensor";
+  if (a.engine == "tensor" && !tensorDeviceAvailable(a.device))
+    return "--device " + a.device + ": LibTorch finds no such device on this machine";
+#else
+  if (a.engine == "tensor") return "--engine tensor: this dmci was built without LibTorch";
+  if (a.device != "cpu") return "--device " + a.device + ": the native engine runs on the CPU";
+#endif
   if (a.jobs < 0) return "--jobs must be at least 1 (or 0 for one per hardware thread)";
   return std::nullopt;
 }
@@ -123,8 +132,9 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
       ->check(kTolerance)
       ->capture_default_str();
   c->add_flag("--quiet,-q", a.quiet, "print only failures and the summary");
-  c->add_option("--engine", a.engine, "engine: native")->capture_default_str();
-  c->add_option("--device", a.device, "device: cpu")->capture_default_str();
+  c->add_option("--engine", a.engine, "engine for the dmci and direct routes: native or tensor (LibTorch)")
+      ->capture_default_str();
+  c->add_option("--device", a.device, "device of the tensor engine: cpu or cuda")->capture_default_str();
   return c;
 }
 
@@ -138,6 +148,15 @@ int checkCommand(const CheckArgs& a) {
   GateOptions opts;
   opts.criteria = Criteria{a.tolValue, a.tolAd, a.tolFd, a.tolClosed};
   opts.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+#ifdef DMCI_HAVE_TORCH
+  if (a.engine == "tensor") {
+    if (opts.jobs > 1) setTensorEngineThreads(1);  // pairs run in parallel; one LibTorch thread each
+    std::string device = a.device;
+    opts.evaluate = [device](const Program& p, const std::vector<SeedValue>& seed, const EvalOptions& o) {
+      return evaluateOnTensorEngine(p, seed, o, device);
+    };
+  }
+#endif
   bool terminal = !a.quiet && isatty(fileno(stderr));
   opts.progress = progressLine(terminal);
   GateRun run = runGate(a.dir, pairs, opts);

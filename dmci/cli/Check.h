@@ -11,7 +11,7 @@ struct CheckArgs {
   std::string md = "reports/gate.md";
   std::string filter;
   int jobs = 0;  // 0: one per hardware thread
-  double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-9;
+  double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-8;
   bool quiet = false;
   std::string engine = "native";
   std::string device = "cpu";

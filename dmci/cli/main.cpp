@@ -14,6 +14,9 @@
 #include "mce/Mce.h"
 #include "prims/PrimTable.h"
 #include "syntax/Reader.h"
+#ifdef DMCI_HAVE_TORCH
+#include "engine/tensor/TensorEngine.h"
+#endif
 
 namespace {
 using namespace dmci;
@@ -27,6 +30,8 @@ struct RunArgs {
   std::vector<std::string> binds;
   std::string via = "direct";
   std::string engine = "native";
+  std::string device = "cpu";
+  bool float32 = false;
   std::string wrt;
   std::string evaluator;
   bool json = false;
@@ -38,14 +43,19 @@ struct RunArgs {
 
 void addRunOptions(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("program", a.file, "the program (.scm)")->required();
-  cmd->add_option("--bind,-b", a.binds, "bind a free variable: NAME=NUMBER (repeatable)");
+  cmd->add_option("--bind,-b", a.binds,
+                  "bind a free variable: NAME=NUMBER, or NAME=linspace(A,B,N) for N lanes (repeatable)");
   cmd->add_option("--via", a.via, "route: direct (the program compiled), dmci (run as data by mce.scm), "
                                   "dmci2 (mce.scm running mce.scm running it)")
       ->check(CLI::IsMember({"direct", "dmci", "dmci2"}));
   cmd->add_option("--evaluator", a.evaluator, "for --via dmci/dmci2: load the evaluator's graph from this file "
                                               "(written by `dmci compile dmci/mce/mce.scm -o mce.cg`) instead of "
                                               "the one embedded at build time");
-  cmd->add_option("--engine", a.engine, "engine: native")->check(CLI::IsMember({"native"}));
+  cmd->add_option("--engine", a.engine, "engine: native (the register machine) or tensor (LibTorch, lanes batched)")
+      ->check(CLI::IsMember({"native", "tensor"}));
+  cmd->add_option("--device", a.device, "device of the tensor engine: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_flag("--float32", a.float32, "tensor engine: float32 lanes instead of float64");
   cmd->add_flag("--json", a.json, "print one JSON object");
   cmd->add_flag("--stats", a.stats, "also print counts: instructions, calls, heap cells, tape entries");
   cmd->add_option("--max-steps", a.steps, "step budget (instructions)");
@@ -103,8 +113,51 @@ json valueJson(const Evaluation& ev) {
   return json{{"shape", ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols})}, {"data", ev.tensor}};
 }
 
+// The names a list of --bind options binds, in order.
+std::vector<std::string> bindNames(const std::vector<std::string>& binds) {
+  std::vector<std::string> out;
+  for (const auto& b : binds) out.push_back(b.substr(0, b.find('=')));
+  return out;
+}
+
+#ifdef DMCI_HAVE_TORCH
+// Lanes: bindings with linspace(...) run as a batch, one lane per value.
+int lanesCommand(const RunArgs& a, const Program& program, const EvalOptions& opts) {
+  auto batch = parseLaneBindings(a.binds);
+  if (!batch) return reportError(batch.error(), a.json);
+  TensorOptions t;
+  t.route = opts.route, t.gradient = opts.gradient, t.wrt = opts.wrt, t.wrtLiterals = opts.wrtLiterals;
+  t.device = a.device, t.float32 = a.float32, t.budget = opts.budget, t.evaluator = opts.evaluator;
+  auto ev = a.engine == "tensor" ? evaluateBatch(program, *batch, t) : evaluateBatchNative(program, *batch, t);
+  if (!ev) return reportError(ev.error(), a.json);
+  json grad = json::object();
+  for (size_t k = 0; k < ev->gradientKeys.size(); ++k) grad[ev->gradientKeys[k]] = ev->gradient[k];
+  const TensorStats& st = ev->stats;
+  json j{{"lanes", ev->value.size()}, {"value", ev->value}};
+  if (opts.gradient) j["gradient"] = grad;
+  if (a.stats)
+    j["stats"] = {{"groups", st.groups}, {"splits", st.splits}, {"max_groups", st.maxGroups}, {"syncs", st.syncs},
+                  {"torch_ops", st.torchOps}, {"lane_loops", st.laneLoops}, {"steps", st.steps}};
+  std::cout << j.dump() << "\n";
+  return kOk;
+}
+#endif
+
+// One evaluation on the engine the options name.
+Result<Evaluation> evaluateOn(const RunArgs& a, const Program& program, const std::vector<SeedValue>& seed,
+                              const EvalOptions& opts) {
+  if (a.engine == "native") return program.evaluate(seed, opts);
+#ifdef DMCI_HAVE_TORCH
+  return evaluateOnTensorEngine(program, seed, opts, a.device, a.float32);
+#else
+  return Error{ErrorKind::Usage, "--engine tensor: this dmci was built without LibTorch", {}};
+#endif
+}
+
 int runCommand(const RunArgs& a, bool gradient) {
-  auto seed = parseBinds(a.binds);
+  bool lanes = std::any_of(a.binds.begin(), a.binds.end(),
+                           [](const std::string& b) { return b.find("linspace(") != std::string::npos; });
+  if (a.engine == "native" && a.device != "cpu") throw UsageError{"--device cuda needs --engine tensor"};
   auto program = Program::fromFile(a.file);
   if (!program) return reportError(program.error(), a.json);
   EvalOptions opts;
@@ -128,16 +181,24 @@ int runCommand(const RunArgs& a, bool gradient) {
     for (const auto& w : splitCommas(wrt)) {
       if (w == "literals" || w == "all") opts.wrtLiterals = true;
       if (w == "all")
-        for (const auto& s : seed) opts.wrt.push_back(s.name);
+        for (const auto& n : bindNames(a.binds)) opts.wrt.push_back(n);
       else if (w != "literals")
         opts.wrt.push_back(w);
     }
   }
+  if (lanes) {
+#ifdef DMCI_HAVE_TORCH
+    return lanesCommand(a, *program, opts);
+#else
+    throw UsageError{"linspace lanes need the tensor engine's library; this dmci was built without LibTorch"};
+#endif
+  }
+  auto seed = parseBinds(a.binds);
   auto free = program->freeParameters();
   for (const auto& s : seed)
     if (std::find(free.begin(), free.end(), s.name) == free.end())
       return reportError(Error{ErrorKind::Usage, "--bind " + s.name + ": not a free variable of " + a.file, {}}, a.json);
-  auto ev = program->evaluate(seed, opts);
+  auto ev = evaluateOn(a, *program, seed, opts);
   if (!ev) return reportError(ev.error(), a.json);
   json stats{{"steps", ev->stats.steps}, {"calls", ev->stats.calls}, {"max_frames", ev->stats.maxFrames},
              {"heap_cells", ev->heapCells}, {"tape_entries", ev->tapeEntries}};

@@ -48,7 +48,7 @@ Result<Program> loadProgram(const std::string& dir, const std::string& file) {
   return Program::fromText(s.str(), file);
 }
 
-RouteRun runRoute(const Program& program, const GatePair& pair, Route route, const Budget& budget) {
+RouteRun runRoute(const Program& program, const GatePair& pair, Route route, const GateOptions& gate) {
   auto t0 = Clock::now();
   RouteRun r;
   r.route = route;
@@ -57,8 +57,8 @@ RouteRun runRoute(const Program& program, const GatePair& pair, Route route, con
   opts.gradient = true;
   opts.wrt = pair.wrt;
   opts.wrtLiterals = pair.literals;
-  opts.budget = budget;
-  auto ev = program.evaluate(pair.bind, opts);
+  opts.budget = gate.budget;
+  auto ev = gate.evaluate ? gate.evaluate(program, pair.bind, opts) : program.evaluate(pair.bind, opts);
   if (ev) {
     r.ok = true;
     r.value = ev->value;
@@ -295,7 +295,7 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
     if (!program) {
       r.reasons.push_back("program " + pair.file + ": " + program.error().str());
     } else {
-      for (Route route : pair.routes) r.routes.push_back(runRoute(*program, pair, route, opts.budget));
+      for (Route route : pair.routes) r.routes.push_back(runRoute(*program, pair, route, opts));
       r.oracle = runOracle(*program, pair, opts.fd);
       judge(r, opts.criteria);
     }

@@ -1,0 +1,153 @@
+// Batch sweep of the tensor engine (PERF.md bench item 2, targets P4-P6): value + gradient for B lanes at once.
+//
+// Names: BM_Batch/<program>/<route>/<device>/<dtype>/<B>. Each benchmark prepares
+// one BatchEvaluator (set-up once) and times run(): B lanes' values and their
+// gradients with respect to every parameter. Counters:
+//   evals_per_s  B / time per run
+//   speedup      (time per evaluation at B=1) / (time per evaluation at this B), same program, route, device, dtype
+//   groups, splits, syncs, torch_ops   the engine's counts for one run (they do not drift)
+// Programs: `(* alpha (* x x))` and recursive `poly` (n = 3), whose lanes differ in x only (same
+// control path), and `divergent`, whose lanes differ in recursion depth and branch taken.
+// Environment: DMCI_BATCH_DEVICE=cpu|cuda (default cpu), DMCI_BATCH_MAX_LANES (default 65536 on cpu,
+// 1048576 on cuda), DMCI_BATCH_ROUTES=direct,dmci (default both), DMCI_BATCH_DTYPES=f64,f32 (default both).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+#include <string>
+#include <vector>
+
+#ifdef DMCI_HAVE_TORCH
+#include "engine/tensor/TensorEngine.h"
+
+namespace {
+using namespace dmci;
+
+struct Case {
+  std::string name;
+  std::string source;
+  std::vector<std::string> params;
+  // The value of parameter k in lane l of B.
+  double (*value)(size_t k, int64_t l, int64_t b);
+};
+
+double sameControl(size_t k, int64_t l, int64_t b) { return k == 0 ? 1.5 : 0.5 + static_cast<double>(l) / static_cast<double>(b); }
+double divergent(size_t k, int64_t l, int64_t b) {
+  return k == 0 ? static_cast<double>(l % 8) : 0.9 + 0.2 * static_cast<double>(l) / static_cast<double>(b);
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"alpha_x2", "(* alpha (* x x))", {"alpha", "x"}, sameControl},
+      {"poly3", "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
+       {"alpha", "x"}, sameControl},
+      {"divergent",
+       "(define (f n acc) (if (< n 0.5) acc (f (- n 1) (* acc x))))\n(if (< x 1) (f n 1) (- (f n 2) x))",
+       {"n", "x"}, divergent},
+  };
+  return c;
+}
+
+struct Setting {
+  Route route;
+  std::string device;
+  bool float32;
+};
+
+std::string key(const Case& c, const Setting& s) {
+  return c.name + "/" + routeName(s.route) + "/" + s.device + "/" + (s.float32 ? "f32" : "f64");
+}
+
+// Seconds per evaluation at B=1, per program and setting (B=1 runs first).
+std::map<std::string, double>& baseline() {
+  static std::map<std::string, double> m;
+  return m;
+}
+
+void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
+  int64_t b = state.range(0);
+  auto program = Program::fromText(c.source, "bench.scm");
+  if (!program) return state.SkipWithError(program.error().str().c_str());
+  TensorOptions o;
+  o.route = s.route;
+  o.device = s.device;
+  o.float32 = s.float32;
+  o.wrt = c.params;
+  BatchEvaluator ev(*program, c.params, o);
+  if (const Error* e = ev.setupError()) return state.SkipWithError(e->str().c_str());
+  std::vector<std::vector<double>> values(c.params.size(), std::vector<double>(static_cast<size_t>(b)));
+  for (size_t k = 0; k < values.size(); ++k)
+    for (int64_t l = 0; l < b; ++l) values[k][static_cast<size_t>(l)] = c.value(k, l, b);
+  BatchEvaluation last;
+  double seconds = 0;
+  for (auto _ : state) {
+    auto t0 = std::chrono::steady_clock::now();
+    auto r = ev.run(values);
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (!r) return state.SkipWithError(r.error().str().c_str());
+    benchmark::DoNotOptimize(r->value.data());
+    last = std::move(*r);
+  }
+  double perEval = seconds / static_cast<double>(state.iterations()) / static_cast<double>(b);
+  if (b == 1) baseline()[key(c, s)] = perEval;
+  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+  if (baseline().count(key(c, s))) state.counters["speedup"] = baseline()[key(c, s)] / perEval;
+  state.counters["groups"] = static_cast<double>(last.stats.groups);
+  state.counters["splits"] = static_cast<double>(last.stats.splits);
+  state.counters["syncs"] = static_cast<double>(last.stats.syncs);
+  state.counters["torch_ops"] = static_cast<double>(last.stats.torchOps);
+}
+
+std::vector<std::string> listFromEnv(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  std::string s = v ? v : fallback;
+  std::vector<std::string> out;
+  size_t at = 0;
+  while (at <= s.size()) {
+    size_t comma = s.find(',', at);
+    if (comma == std::string::npos) comma = s.size();
+    if (comma > at) out.push_back(s.substr(at, comma - at));
+    at = comma + 1;
+  }
+  return out;
+}
+
+void registerAll() {
+  const char* dev = std::getenv("DMCI_BATCH_DEVICE");
+  std::string device = dev ? dev : "cpu";
+  const char* maxEnv = std::getenv("DMCI_BATCH_MAX_LANES");
+  int64_t maxLanes = maxEnv ? std::atoll(maxEnv) : device == "cuda" ? (int64_t{1} << 20) : 65536;
+  for (const auto& c : cases()) {
+    for (const auto& r : listFromEnv("DMCI_BATCH_ROUTES", "direct,dmci")) {
+      for (const auto& d : listFromEnv("DMCI_BATCH_DTYPES", "f64,f32")) {
+        Setting s{r == "dmci" ? Route::Dmci : Route::Direct, device, d == "f32"};
+        std::string name = "BM_Batch/" + key(c, s);
+        auto* bm = benchmark::RegisterBenchmark(name.c_str(), [c, s](benchmark::State& st) { runBatch(st, c, s); });
+        for (int64_t b = 1; b <= maxLanes; b *= 4) bm->Arg(b);
+        if (maxLanes > 1 && (maxLanes & (maxLanes - 1)) == 0 && __builtin_ctzll(static_cast<unsigned long long>(maxLanes)) % 2)
+          bm->Arg(maxLanes);  // a power of two that the 4x steps skip (2^17, 2^19, ...)
+        bm->Unit(benchmark::kMillisecond)->UseRealTime();
+      }
+    }
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  registerAll();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
+
+#else
+int main() {
+  std::printf("batch_bench: built without LibTorch; nothing to run\n");
+  return 0;
+}
+#endif
