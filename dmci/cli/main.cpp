@@ -135,9 +135,12 @@ int lanesCommand(const RunArgs& a, const Program& program, const EvalOptions& op
   const TensorStats& st = ev->stats;
   json j{{"lanes", ev->value.size()}, {"value", ev->value}};
   if (opts.gradient) j["gradient"] = grad;
-  if (a.stats)
+  if (a.stats && a.engine == "tensor")
     j["stats"] = {{"groups", st.groups}, {"splits", st.splits}, {"max_groups", st.maxGroups}, {"syncs", st.syncs},
                   {"torch_ops", st.torchOps}, {"lane_loops", st.laneLoops}, {"steps", st.steps}};
+  if (a.stats && a.engine == "native")  // utilisation: time busy over threads x wall time
+    j["stats"] = {{"steps", st.steps}, {"threads", ev->threads}, {"seconds", ev->seconds},
+                  {"utilisation", ev->busySeconds / (ev->threads * std::max(ev->seconds, 1e-12))}};
   std::cout << j.dump() << "\n";
   return kOk;
 }

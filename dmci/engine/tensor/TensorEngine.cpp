@@ -1,6 +1,8 @@
 // The tensor engine's driver: prepares a program once (as Evaluator does), runs batches, assembles per-lane results.
 #include "engine/tensor/TensorEngine.h"
 
+#include "driver/Lanes.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
@@ -254,21 +256,17 @@ Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& b
   eo.wrtLiterals = opts.wrtLiterals;
   eo.budget = opts.budget;
   eo.evaluator = opts.evaluator;
-  Evaluator ev(p, batch.params, eo);
-  if (ev.setupError()) return *ev.setupError();
+  auto r = evaluateLanes(p, batch.params, batch.values, eo, opts.threads);
+  if (!r) return r.error();
   BatchEvaluation out;
-  std::vector<double> seed(batch.params.size());
-  for (int64_t lane = 0; lane < batch.lanes(); ++lane) {
-    for (size_t k = 0; k < seed.size(); ++k) seed[k] = batch.values[k][static_cast<size_t>(lane)];
-    auto r = ev.run(seed);
-    if (!r) return r.error();
-    out.value.push_back(r->value);
-    if (lane == 0)
-      for (const auto& [key, g] : r->gradient) out.gradientKeys.push_back(key), out.gradient.emplace_back();
-    for (size_t k = 0; k < r->gradient.size(); ++k) out.gradient[k].push_back(r->gradient[k].second);
-    out.stats.steps += r->stats.steps;
-  }
+  out.value = std::move(r->value);
+  out.gradientKeys = std::move(r->gradientKeys);
+  out.gradient = std::move(r->gradient);
+  out.stats.steps = r->steps;
   out.stats.groups = static_cast<uint64_t>(batch.lanes());
+  out.threads = r->threads;
+  out.seconds = r->seconds;
+  out.busySeconds = r->busySeconds;
   return out;
 }
 

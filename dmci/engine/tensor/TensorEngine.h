@@ -38,6 +38,7 @@ struct TensorOptions {
   Budget budget;
   // The evaluator's graph for the dmci route; null: the one embedded at build time.
   std::shared_ptr<const ComputeGraph> evaluator;
+  int threads = 0;  // the native engine's lanes: threads (0: one per hardware thread)
 };
 
 // What a batch run cost: counts that do not drift with the machine.
@@ -63,6 +64,10 @@ struct BatchEvaluation {
   std::vector<std::string> gradientKeys;
   std::vector<std::vector<double>> gradient;
   TensorStats stats;
+  // The native engine's lanes: threads used, wall time, and time summed over threads
+  // (parallel efficiency = busySeconds / (threads * seconds)).
+  int threads = 1;
+  double seconds = 0, busySeconds = 0;
   // One lane's gradient, as Evaluation::gradient holds it.
   std::vector<std::pair<std::string, double>> laneGradient(size_t lane) const {
     std::vector<std::pair<std::string, double>> out;
