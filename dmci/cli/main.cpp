@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "cli/Check.h"
+#include "cli/Fuzz.h"
 #include "driver/Program.h"
 #include "expand/Expand.h"
 #include "mce/Mce.h"
@@ -307,6 +308,8 @@ int main(int argc, char** argv) {
   expand->add_option("program", efile, "the program (.scm)")->required();
   cli::CheckArgs checkArgs;
   auto* check = cli::addCheckCommand(app, checkArgs);
+  cli::FuzzArgs fuzzArgs;
+  auto* fuzz = cli::addFuzzCommand(app, fuzzArgs);
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {
@@ -322,6 +325,7 @@ int main(int argc, char** argv) {
     if (*prims) return primsCommand(primsJson);
     if (*expand) return expandCommand(efile);
     if (*check) return cli::checkCommand(checkArgs);
+    if (*fuzz) return cli::fuzzCommand(fuzzArgs);
   } catch (const UsageError& e) {
     std::cerr << "dmci: " << e.message << "\n";
     return kUsageError;

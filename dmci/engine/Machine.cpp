@@ -144,6 +144,16 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
   const uint64_t maxSteps = rt_.budget().steps;
   const CodeBlock* blocks = g_.blocks.data();
   const Instr* code = blocks[block].code.data();
+  // Returns v to the caller's frame; false when there is none (v is the run's value).
+  auto returnTo = [&](const Value& v) {
+    if (frames_.empty()) return false;
+    Frame fr = frames_.back();
+    frames_.pop_back();
+    block = fr.block, pc = fr.pc, base = fr.base, env = fr.env;
+    code = blocks[block].code.data();
+    stack_[static_cast<size_t>(base + fr.dst)] = v;
+    return true;
+  };
   for (;;) {
     const Instr& in = code[pc];
     if (++stats_.steps > maxSteps) rt_.budgetExceeded("steps");
@@ -245,13 +255,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
             stack_[static_cast<size_t>(base + in.dst)] = result;
             break;
           }
-          // A primitive in tail position: return its value.
-          if (frames_.empty()) return result;
-          Frame fr = frames_.back();
-          frames_.pop_back();
-          block = fr.block, pc = fr.pc, base = fr.base, env = fr.env;
-          code = blocks[block].code.data();
-          stack_[static_cast<size_t>(base + fr.dst)] = result;
+          if (!returnTo(result)) return result;  // a primitive in tail position: return its value
           continue;
         }
         if (!tail) {
@@ -264,12 +268,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       }
       case Op::Return: {
         Value v = s[in.a];
-        if (frames_.empty()) return v;
-        Frame fr = frames_.back();
-        frames_.pop_back();
-        block = fr.block, pc = fr.pc, base = fr.base, env = fr.env;
-        code = blocks[block].code.data();
-        stack_[static_cast<size_t>(base + fr.dst)] = v;
+        if (!returnTo(v)) return v;
         continue;
       }
       case Op::Jump: pc = in.a; continue;

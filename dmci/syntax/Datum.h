@@ -46,6 +46,8 @@ std::string print(const Datum& d);
 inline std::string print(const DatumPtr& d) { return print(*d); }
 // Structural equality, ignoring positions; numbers compare bitwise-equal (NaN == NaN).
 bool equalDatum(const Datum& a, const Datum& b);
+// Appends code point c to out as UTF-8 (the reader and the printer share it).
+void appendUtf8(std::string& out, uint32_t c);
 // Formats a double in the shortest form that reads back to the same value.
 std::string formatNumber(double v);
 

@@ -1,0 +1,51 @@
+// The properties of VERIFY.md as plain functions, shared by the RapidCheck tests and `dmci fuzz`.
+//
+// Each check returns a Verdict and, when it fails, a detail naming the
+// comparison and the numbers. A generated program that fails to run is a
+// failure: the generators promise well-formed, terminating programs. A seed
+// where the oracle finds the program nondifferentiable is a verdict of its
+// own, counted by campaigns and not failed (engine values and AD gradients must
+// still agree there).
+#pragma once
+#include <string>
+
+#include "oracle/Oracle.h"
+#include "oracle/gate/Gate.h"
+#include "properties/Generators.h"
+
+namespace dmci::props {
+
+enum class Verdict { Pass, Fail, Nondifferentiable };
+const char* verdictName(Verdict v);
+
+struct Outcome {
+  Verdict verdict = Verdict::Pass;
+  std::string detail;  // why it failed, or why the seed is not differentiable
+  bool ok() const { return verdict != Verdict::Fail; }
+};
+
+struct TriangleOptions {
+  gate::Criteria criteria;  // VERIFY.md's tolerances
+  bool dmci = true;         // also run through mce.scm (and compare to direct)
+  bool gradient = true;     // gradients too, not only values
+  Budget budget{20'000'000, 8'000'000, 10.0};
+  // Engine values vs the oracle use max(|oracle|, valueFloor) as the denominator: a double evaluation of a
+  // program that cancels (x - y with x ~ y, log(1 + tiny)) legitimately differs from the exact value by
+  // ~1e-16 of its terms, which the gate's floor of 1e-8 would fail. dmci vs direct stays exact.
+  double valueFloor = 1e-3;
+};
+
+// Values agree three ways (direct = dmci = oracle), and gradients (dmci = direct, both = finite differences).
+Outcome checkTriangle(const Case& c, const TriangleOptions& opts = {});
+
+// Printing a datum and reading it back gives an equal datum.
+Outcome checkPrintRead(const DatumPtr& d);
+
+// The program's expanded core, printed and read back as a program, has the same value by the direct route.
+Outcome checkExpandKeepsMeaning(const Case& c);
+
+// Arbitrary text run under small budgets: a clean error, or a number the routes and the oracle agree on.
+// It never throws; a crash or hang is the caller's to see.
+Outcome checkBadInput(const std::string& text);
+
+}  // namespace dmci::props
