@@ -1,6 +1,8 @@
 // The register machine's loop: calls, tail calls, apply, closures, boxes and budgets.
 #include "engine/Machine.h"
 
+#include "engine/ErrorPosition.h"
+
 #include "prims/PrimTable.h"
 
 namespace dmci {
@@ -53,17 +55,7 @@ Value Machine::located(int32_t& block, int32_t& pc, F body) {
     return body();
   } catch (DmciError& e) {
     Error err = e.error();
-    if (!err.pos.known()) {
-      SrcPos user = rt_.userNode >= 0 ? rt_.positionOf(rt_.userNode) : SrcPos{};
-      err.pos = user.known() ? user : block >= 0 ? g_.blocks[block].where[pc] : SrcPos{};
-    }
-    // An error inside a library procedure (map, fold-left, ...) is reported at the user's call.
-    for (size_t k = frames_.size(); err.pos.inLibrary() && k-- > 0;) {
-      const Frame& f = frames_[k];
-      SrcPos call = g_.blocks[f.block].where[f.pc - 1];
-      if (!call.inLibrary()) err.pos = call;
-    }
-    if (err.pos.inLibrary() && userCallBlock_ >= 0) err.pos = g_.blocks[userCallBlock_].where[userCallPc_];
+    err.pos = reportedPosition(g_, rt_, err.pos, block, pc, frames_, userCallBlock_, userCallPc_);
     throw DmciError(err);
   }
 }

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "engine/ErrorPosition.h"
 #include "prims/PrimTable.h"
 
 namespace dmci::lanes {
@@ -90,20 +91,10 @@ void BatchMachine::fail(Group& g, const DmciError& e) {
   ends_.push_back(std::move(end));
 }
 
-// The native Machine's rule: the failing instruction's position, or the user's expression, or the user's call.
+// The native Machine's rule (engine/ErrorPosition.h).
 Error BatchMachine::located(const Group& g, const DmciError& e) const {
   Error err = e.error();
-  if (!err.pos.known()) {
-    SrcPos user = rt_.userNode >= 0 ? rt_.positionOf(rt_.userNode) : SrcPos{};
-    err.pos = user.known() ? user : g.block >= 0 ? g_.blocks[static_cast<size_t>(g.block)].where[static_cast<size_t>(g.pc)] : SrcPos{};
-  }
-  for (size_t k = g.frames.size(); err.pos.inLibrary() && k-- > 0;) {
-    const Frame& f = g.frames[k];
-    SrcPos call = g_.blocks[static_cast<size_t>(f.block)].where[static_cast<size_t>(f.pc - 1)];
-    if (!call.inLibrary()) err.pos = call;
-  }
-  if (err.pos.inLibrary() && g.userCallBlock >= 0)
-    err.pos = g_.blocks[static_cast<size_t>(g.userCallBlock)].where[static_cast<size_t>(g.userCallPc)];
+  err.pos = reportedPosition(g_, rt_, err.pos, g.block, g.pc, g.frames, g.userCallBlock, g.userCallPc);
   return err;
 }
 
