@@ -256,13 +256,42 @@ Value<Num> Interpreter<Num>::callPrimitive(const CoreExpr* site, int id, const s
   try {
     checkArity(p, static_cast<int>(args.size()));
     if (!fn) throw std::logic_error(std::string("oracle: no implementation of ") + p.name);
-    return fn(PrimCall<Num>{*this, site, p.name, args});
+    Value<Num> v = fn(PrimCall<Num>{*this, site, p.name, args});
+    return rounding_ ? roundRandomly(v) : v;
   } catch (const DmciError& err) {
     if (err.error().pos.known()) throw;
     Error located = err.error();
     located.pos = site->pos;
     throw DmciError(located);
   }
+}
+
+// xorshift64: the random rounding's coin, reproducible from the seed.
+template <class Num>
+bool Interpreter<Num>::coin() {
+  rounding_ ^= rounding_ << 13;
+  rounding_ ^= rounding_ >> 7;
+  rounding_ ^= rounding_ << 17;
+  return rounding_ & 1;
+}
+
+template <class Num>
+Num Interpreter<Num>::roundRandomly(const Num& x) {
+  double d = static_cast<double>(x);  // the nearest double
+  if (!std::isfinite(d) || Num(d) == x) return x;
+  double other = Num(d) < x ? std::nextafter(d, std::numeric_limits<double>::infinity())
+                            : std::nextafter(d, -std::numeric_limits<double>::infinity());
+  return Num(coin() ? d : other);
+}
+
+template <class Num>
+Value<Num> Interpreter<Num>::roundRandomly(const Value<Num>& v) {
+  if (v.kind == Kind::Number) return Value<Num>::number(roundRandomly(v.num));
+  if (v.kind != Kind::Tensor) return v;
+  const Tensor<Num>& t = v.tensor();
+  Tensor<Num>& copy = heap_.tensor(t.rank, t.rows, t.cols);
+  for (size_t k = 0; k < t.data.size(); ++k) copy.data[k] = roundRandomly(t.data[k]);
+  return Heap<Num>::value(copy);
 }
 
 template <class Num>

@@ -132,6 +132,10 @@ class Interpreter {
   static constexpr size_t kMaxFlips = 64;
 
   Heap<Num>& heap() { return heap_; }
+  // Random rounding (CESTAC): every primitive's result that double cannot hold exactly is replaced by one of
+  // the two doubles next to it, chosen at random, as a double evaluation with a random rounding direction
+  // per operation would. Runs with different seeds show how far rounding can move the program's value.
+  void setRandomRounding(uint64_t seed) { rounding_ = seed | 1; }
   Num decide(const CoreExpr* site, const char* prim, DecisionKind kind, const std::optional<Num>& natural,
              const Closeness<Num>& close, const Num& argument);
   bool recording() const { return replay_ == nullptr; }
@@ -155,6 +159,11 @@ class Interpreter {
   uint64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_;
   int depth_ = 0;
+  uint64_t rounding_ = 0;  // random rounding's generator state (0: off)
+
+  bool coin();
+  Num roundRandomly(const Num& x);
+  Value<Num> roundRandomly(const Value<Num>& v);
 
   Value<Num> eval(const CoreExpr* e, Frame<Num>* env);
   void tick(const CoreExpr* e);

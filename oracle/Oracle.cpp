@@ -26,6 +26,40 @@ Result<WideValue> evaluate(const Program& program, const Point& point, const Bud
   return *out;
 }
 
+Result<double> roundingSpread(const Program& program, const Point& point, const Budget& budget, int samples,
+                              uint64_t seed) {
+  std::optional<Result<double>> out;
+  runWithBigStack([&] {
+    out = catchErrors([&] {
+      std::vector<std::string> names;
+      std::vector<Wide> values;
+      for (const auto& [name, value] : point.params) {
+        names.push_back(name);
+        values.push_back(value);
+      }
+      Prepared prepared = prepare(program, names);
+      Wide exact = Interpreter<Wide>(prepared, budget, values, point.literals).run().total;
+      Wide spread = 0;
+      int ran = 0;
+      std::optional<Error> last;
+      for (int k = 0; k < samples; ++k) {
+        Interpreter<Wide> noisy(prepared, budget, values, point.literals);
+        noisy.setRandomRounding(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k) * 0xBF58476D1CE4E5B9ull);
+        try {
+          Wide v = noisy.run().total;
+          spread = std::max<Wide>(spread, abs(v - exact));
+          ++ran;
+        } catch (const DmciError& e) {
+          last = e.error();
+        }
+      }
+      if (ran == 0) throw DmciError(*last);
+      return static_cast<double>(spread);
+    });
+  });
+  return *out;
+}
+
 std::vector<std::pair<std::string, double>> literals(const Program& program, const std::vector<std::string>& params) {
   std::vector<std::pair<std::string, double>> out;
   runWithBigStack([&] { out = prepare(program, params).literals; });

@@ -40,6 +40,14 @@ struct WideValue {
 // The program's value at a point (the program's own literals where not overridden).
 Result<WideValue> evaluate(const Program& program, const Point& point, const Budget& budget = {});
 
+// How far rounding to double can move the program's value at a point: the largest |v_k - v| over `samples`
+// runs with random rounding (each primitive's inexact result rounded up or down at random, CESTAC), v the
+// exact value. A value computed in double that misses v by a few times this is as good as double allows:
+// iterated maps and cancelling sums amplify rounding far past 1e-16 of the value. Runs that fail (rounding
+// took a branch into an error) are skipped; an error when every run fails.
+Result<double> roundingSpread(const Program& program, const Point& point, const Budget& budget = {}, int samples = 4,
+                              uint64_t seed = 1);
+
 // Every literal of the program (after linking), keyed as the engines key them.
 std::vector<std::pair<std::string, double>> literals(const Program& program, const std::vector<std::string>& params);
 

@@ -144,6 +144,7 @@ class Runner {
     ++r_.cases;
     ++r_.syntaxChecks;
     if (o.verdict == Verdict::Pass) ++r_.pass;
+    if (o.illConditioned) ++r_.illConditioned;
     if (o.verdict == Verdict::Nondifferentiable) {
       ++r_.nondifferentiable;
       if (r_.nondifferentiableReasons.size() < 10) r_.nondifferentiableReasons.push_back(o.detail);

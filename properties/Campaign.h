@@ -41,6 +41,7 @@ struct CampaignReport {
   uint64_t seed = 0;
   int shard = 0, shards = 1, jobs = 1;
   uint64_t cases = 0, pass = 0, nondifferentiable = 0, failed = 0;
+  uint64_t illConditioned = 0;  // passed with a value within the oracle's rounding spread (gate::Criteria::rounding)
   uint64_t recursive = 0, higherOrder = 0;
   uint64_t syntaxChecks = 0, badInputChecks = 0;
   std::map<std::string, uint64_t> byFamily, byDepth, byTag;  // depth keys are zero-padded for order

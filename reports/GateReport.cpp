@@ -68,6 +68,8 @@ json pairJson(const gate::PairResult& r) {
          {"seconds", r.seconds},
          {"route_seconds", seconds}};
   if (!r.pair.note.empty()) o["note"] = r.pair.note;
+  if (!r.notes.empty()) o["notes"] = r.notes;
+  if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
   return o;
 }
 
@@ -76,6 +78,7 @@ json countsJson(const gate::StatusCounts& c) {
           {"pass", c.pass},
           {"fail", c.fail},
           {"nondifferentiable", c.nondifferentiable},
+          {"ill_conditioned", c.illConditioned},
           {"seconds", c.seconds}};
 }
 
@@ -141,6 +144,10 @@ void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::Gate
     << " s wall. **" << (s.passed ? "PASSED" : "FAILED") << "**\n\n";
   o << "| status | pairs |\n| --- | ---: |\n| pass | " << s.all.pass << " |\n| fail | " << s.all.fail
     << " |\n| nondifferentiable | " << s.all.nondifferentiable << " |\n| total | " << s.all.total << " |\n\n";
+  if (s.all.illConditioned)
+    o << s.all.illConditioned << " passing pairs have a value that misses the oracle's by more than the value "
+      << "tolerance, but by at most " << sci(c.rounding) << " times the oracle's rounding spread (ill-conditioned "
+      << "programs; the pair's `notes` in the JSON give the numbers).\n\n";
   o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference " << sci(c.fd)
     << ", closed form " << sci(c.closedForm) << "; relative error = |a − b| / max(|b|, " << sci(c.floor)
     << "), b the reference.\n\n";

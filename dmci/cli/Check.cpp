@@ -64,6 +64,9 @@ void printTable(const GateRun& run, bool quiet) {
 void printSummary(const GateRun& run, const GateSummary& s) {
   std::printf("\ngate: %zu pairs: %zu pass, %zu fail, %zu nondifferentiable; %.2f s on %d jobs\n", s.all.total,
               s.all.pass, s.all.fail, s.all.nondifferentiable, s.seconds, run.jobs);
+  if (s.all.illConditioned)
+    std::printf("  %zu ill-conditioned: a value within %g times the oracle's rounding spread, not within the value "
+                "tolerance\n", s.all.illConditioned, run.criteria.rounding);
   for (const auto& d : s.comparisons) {
     std::printf("  %-15s median %-9s max %-9s (tolerance %.0e, %zu compared)", d.comparison.c_str(),
                 sci(d.median).c_str(), sci(d.max).c_str(), d.tolerance, d.errors.size());
@@ -131,6 +134,11 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
   c->add_option("--tol-closed", a.tolClosed, "relative tolerance: closed forms")
       ->check(kTolerance)
       ->capture_default_str();
+  c->add_option("--rounding", a.rounding,
+                "a value that misses the oracle's by more than --tol-value still agrees when within this many times "
+                "the oracle's rounding spread (random-rounding runs; 0: off)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   c->add_flag("--quiet,-q", a.quiet, "print only failures and the summary");
   c->add_option("--engine", a.engine, "engine for the dmci and direct routes: native or tensor (LibTorch)")
       ->capture_default_str();
@@ -147,6 +155,7 @@ int checkCommand(const CheckArgs& a) {
     return usage(a.filter.empty() ? manifest->path + " lists no pairs" : "no pair matches --filter " + a.filter);
   GateOptions opts;
   opts.criteria = Criteria{a.tolValue, a.tolAd, a.tolFd, a.tolClosed};
+  opts.criteria.rounding = a.rounding;
   opts.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 #ifdef DMCI_HAVE_TORCH
   if (a.engine == "tensor") {

@@ -12,6 +12,7 @@ struct CheckArgs {
   std::string filter;
   int jobs = 0;  // 0: one per hardware thread
   double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-8;
+  double rounding = 8;  // a value also agrees within this many times the oracle's rounding spread (0: off)
   bool quiet = false;
   std::string engine = "native";
   std::string device = "cpu";

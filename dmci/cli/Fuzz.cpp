@@ -40,6 +40,7 @@ json reportJson(const CampaignReport& r) {
           {"cases", r.cases},
           {"pass", r.pass},
           {"nondifferentiable", r.nondifferentiable},
+          {"ill_conditioned", r.illConditioned},
           {"failed", r.failed},
           {"recursive_percent", pct(r.recursive, r.cases)},
           {"higher_order_percent", pct(r.higherOrder, r.cases)},
@@ -76,6 +77,11 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
   std::snprintf(line, sizeof line, "\nRecursive: %.1f%%. Higher-order: %.1f%%. Syntax checks: %llu. Bad-input checks: %llu.\n",
                 pct(r.recursive, r.cases), pct(r.higherOrder, r.cases),
                 static_cast<unsigned long long>(r.syntaxChecks), static_cast<unsigned long long>(r.badInputChecks));
+  out << line;
+  std::snprintf(line, sizeof line,
+                "\nIll-conditioned: %llu cases passed with a value that misses the 100-digit oracle's by more than "
+                "1e-12 relative but by at most 8x its rounding spread (random-rounding runs of the oracle).\n",
+                static_cast<unsigned long long>(r.illConditioned));
   out << line;
   countTable(out, "family (top form)", r.byFamily, r.cases);
   countTable(out, "tag (anywhere)", r.byTag, r.cases);

@@ -138,17 +138,47 @@ class Verdict {
   const Criteria& c_;
 };
 
+// An engine's value against the oracle's: within `value`, or within `rounding` times the oracle's rounding
+// spread (then noted). Returns the relative error.
+double vsOracle(PairResult& r, Verdict& v, const Criteria& c, const std::string& name, double got) {
+  std::string what = "value " + name + " vs oracle";
+  double e = relativeError(got, r.oracle.value, c.floor);
+  if (!(e <= c.value) && r.oracle.roundingSpread && std::isfinite(got) &&
+      std::fabs(got - r.oracle.value) <= c.rounding * *r.oracle.roundingSpread) {
+    r.notes.push_back(what + ": " + formatNumber(got) + " vs " + formatNumber(r.oracle.value) + " (relative error " +
+                      sci(e) + ") is within " + formatNumber(c.rounding) + "x the rounding spread " +
+                      sci(*r.oracle.roundingSpread) + ": the value is ill-conditioned");
+    return e;
+  }
+  std::string spread = r.oracle.roundingSpread ? ", rounding spread " + sci(*r.oracle.roundingSpread) : "";
+  return v.value(what + spread, got, r.oracle.value, c.value);
+}
+
 // Every route = direct = the oracle's value.
 void compareValues(PairResult& r, Verdict& v, const Criteria& c) {
   const RouteRun& direct = r.routes.front();
-  if (r.oracle.ok) raise(r.errors.value, v.value("value direct vs oracle", direct.value, r.oracle.value, c.value));
+  if (r.oracle.ok) raise(r.errors.value, vsOracle(r, v, c, "direct", direct.value));
   for (size_t k = 1; k < r.routes.size(); ++k) {
     const RouteRun& rr = r.routes[k];
     if (!rr.ok) continue;
     std::string name = routeName(rr.route);
     raise(r.errors.value, v.value("value " + name + " vs direct", rr.value, direct.value, c.value));
-    if (r.oracle.ok) raise(r.errors.value, v.value("value " + name + " vs oracle", rr.value, r.oracle.value, c.value));
+    if (r.oracle.ok) raise(r.errors.value, vsOracle(r, v, c, name, rr.value));
   }
+}
+
+// When an engine's value misses the oracle's, how far rounding to double can move it.
+void measureRounding(const Program& program, PairResult& r, const GateOptions& opts) {
+  const Criteria& c = opts.criteria;
+  if (!r.oracle.ok || c.rounding <= 0 || c.roundingSamples <= 0) return;
+  bool misses = false;
+  for (const auto& rr : r.routes)
+    misses = misses || (rr.ok && !(relativeError(rr.value, r.oracle.value, c.floor) <= c.value));
+  if (!misses) return;
+  oracle::Point point;
+  for (const auto& s : r.pair.bind) point.params.emplace_back(s.name, oracle::Wide(s.value));
+  auto spread = oracle::roundingSpread(program, point, opts.fd.budget, c.roundingSamples);
+  if (spread) r.oracle.roundingSpread = *spread;
 }
 
 // Each interpreted route's gradient vs direct's, and (at a smooth seed) every engine's vs the FD.
@@ -297,6 +327,7 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
     } else {
       for (Route route : pair.routes) r.routes.push_back(runRoute(*program, pair, route, opts));
       r.oracle = runOracle(*program, pair, opts.fd);
+      measureRounding(*program, r, opts);
       judge(r, opts.criteria);
     }
   } catch (const std::exception& e) {

@@ -31,6 +31,11 @@ struct Criteria {
   double fd = 1e-6;          // gradients: an engine vs the finite difference
   double closedForm = 1e-8;  // closed-form components and values (an exact 0 met as 5e-17 is 5e-9 at the 1e-8 floor)
   double floor = 1e-8;       // relative error's denominator is max(|reference|, floor)
+  // A value that misses the oracle's by more than `value` still agrees when the miss is at most `rounding`
+  // times the oracle's rounding spread (oracle::roundingSpread, `roundingSamples` runs): the program is
+  // ill-conditioned, and a double evaluation cannot do better. 0 turns this off.
+  double rounding = 8;
+  int roundingSamples = 4;
 };
 
 enum class Status { Pass, Fail, Nondifferentiable };
@@ -56,6 +61,9 @@ struct OracleRun {
   Gradient gradient;
   bool differentiable = true;
   std::string reason;  // when not differentiable
+  // How far rounding to double can move the value (absolute); computed only when an engine's value
+  // misses the oracle's by more than the criteria's `value`.
+  std::optional<double> roundingSpread;
   double seconds = 0;
 };
 
@@ -80,6 +88,7 @@ struct PairResult {
   GatePair pair;
   Status status = Status::Fail;
   std::vector<std::string> reasons;  // why it failed: comparison, key and numbers
+  std::vector<std::string> notes;    // what passed only by a rule worth knowing (a value within rounding spread)
   std::vector<RouteRun> routes;      // direct first
   OracleRun oracle;
   PairErrors errors;

@@ -15,6 +15,7 @@ void count(StatusCounts& c, const PairResult& r) {
     ++c.fail;
   else
     ++c.nondifferentiable;
+  if (r.status != Status::Fail && !r.notes.empty()) ++c.illConditioned;
 }
 
 // Sorted by value, largest first, keeping the first `top`; ties keep manifest order.

@@ -255,6 +255,58 @@ TEST(Gate, AMissingProgramFailsItsPairOnly) {
   EXPECT_TRUE(anyReasonHas(r, "cannot read")) << allReasons(r);
 }
 
+// --- values of ill-conditioned programs: the rounding-spread rule ---
+
+// x_20 of the logistic map at r = 4 (corpus/ill-conditioned): rounding doubles every step, so the double value
+// misses the exact one by ~1e-11 relative however well the engines compute.
+GatePair logisticPair() {
+  GatePair p;
+  p.name = "ill-conditioned/logistic_r4/1";
+  p.file = "ill-conditioned/logistic_r4.scm";
+  p.family = "ill-conditioned";
+  p.bind = {{"theta", 0.3}};
+  p.wrt = {"theta"};
+  return p;
+}
+const std::string kMainCorpus = std::string(DMCI_SOURCE_DIR) + "/corpus";
+
+TEST(Gate, AnIllConditionedValuePassesWithinTheRoundingSpreadAndSaysSo) {
+  PairResult r = checkPair(kMainCorpus, logisticPair(), GateOptions{});
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  ASSERT_TRUE(r.oracle.roundingSpread.has_value());
+  double miss = std::fabs(r.routes.front().value - r.oracle.value);
+  EXPECT_GT(miss, 1e-12 * std::fabs(r.oracle.value));  // the plain value criterion alone would fail it
+  EXPECT_LE(miss, 8 * *r.oracle.roundingSpread);
+  ASSERT_EQ(r.notes.size(), 2u);  // direct and dmci
+  EXPECT_NE(r.notes[0].find("rounding spread"), std::string::npos) << r.notes[0];
+  EXPECT_EQ(summarize(GateRun{"", {}, 1, {r}, 0}).all.illConditioned, 1u);
+}
+
+TEST(Gate, WithoutTheRoundingRuleTheIllConditionedValueFails) {
+  GateOptions opts;
+  opts.criteria.rounding = 0;
+  PairResult r = checkPair(kMainCorpus, logisticPair(), opts);
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "value direct vs oracle")) << allReasons(r);
+  EXPECT_FALSE(r.oracle.roundingSpread.has_value());
+}
+
+TEST(Gate, AWellConditionedValueOffByOneInABillionStillFails) {
+  // An engine whose values are 1e-9 off: far beyond the rounding spread of a well-conditioned program.
+  GateOptions opts;
+  opts.evaluate = [](const Program& p, const std::vector<SeedValue>& seed, const EvalOptions& o) {
+    auto ev = p.evaluate(seed, o);
+    if (ev) ev->value *= 1 + 1e-9;
+    return ev;
+  };
+  PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), opts);
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "value direct vs oracle, rounding spread")) << allReasons(r);
+  ASSERT_TRUE(r.oracle.roundingSpread.has_value());
+  EXPECT_LE(*r.oracle.roundingSpread, 4e-16 * std::fabs(r.oracle.value));
+  EXPECT_TRUE(r.notes.empty());
+}
+
 TEST(Gate, LiteralKeysAreRelativeToTheCorpus) {
   PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), GateOptions{});
   const Gradient& g = r.routes.front().gradient;

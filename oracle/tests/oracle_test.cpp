@@ -233,3 +233,41 @@ TEST(OracleBudget, ATenThousandIterationLoopOverAListRuns) {
 
 }  // namespace
 }  // namespace dmci::oracle
+
+namespace dmci::oracle {
+namespace {
+
+// --- random rounding: how far rounding to double can move a value ---
+
+TEST(RoundingSpread, IsZeroWhenEveryResultIsADouble) {
+  auto s = roundingSpread(*Program::fromText("(define (f n) (if (= n 0) 0 (+ 2.5 (f (- n 1))))) (* 4 (f 10))", "p.scm"),
+                          {});
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_EQ(*s, 0.0);
+}
+
+TEST(RoundingSpread, IsAFewUlpsForAWellConditionedProgram) {
+  Point at;
+  at.params = {{"x", Wide(0.7)}};
+  auto s = roundingSpread(*Program::fromText("(+ (sin x) (* (exp x) (/ 1 3)))", "p.scm"), at);
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_GT(*s, 0.0);
+  EXPECT_LT(*s, 8 * std::ldexp(1.0, -52));
+}
+
+TEST(RoundingSpread, GrowsWithAChaoticMap) {
+  // Logistic map at r = 4: rounding error doubles each step, so after 40 steps it is ~2^40 ulps.
+  const char* src = "(define (f x n) (if (= n 0) x (f (* 4 x (- 1 x)) (- n 1)))) (f 0.3 40)";
+  auto s = roundingSpread(*Program::fromText(src, "p.scm"), {});
+  ASSERT_TRUE(s) << s.error().str();
+  EXPECT_GT(*s, 1e-6);
+}
+
+TEST(RoundingSpread, IsReproducibleFromItsSeed) {
+  const char* src = "(define (f x n) (if (= n 0) x (f (* 3.9 x (- 1 x)) (- n 1)))) (f 0.3 25)";
+  auto p = *Program::fromText(src, "p.scm");
+  EXPECT_EQ(*roundingSpread(p, {}, {}, 4, 7), *roundingSpread(p, {}, {}, 4, 7));
+}
+
+}  // namespace
+}  // namespace dmci::oracle

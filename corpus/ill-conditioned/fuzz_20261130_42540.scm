@@ -1,0 +1,2 @@
+; Found by dmci fuzz --seed 20261130 (case 42540): an iterated map whose double value misses the exact one by more than 1e-12.
+(let f2 ((k2 6) (a2 1)) (if (<= k2 0) a2 (f2 (- k2 1) (+ (letrec ((f5 (lambda (k5) (if (<= k5 0) 1 (+ (* 0.5 (f5 (- k5 1))) a2))))) (f5 6)) (+ (* 0.5 (* (cos a2) (letrec ((f4 (lambda (k4) (if (<= k4 0) 1 (+ (* 0.5 (f4 (- k4 1))) a2))))) (f4 3)))) (* 0.25 (letrec ((f4 (lambda (k4) (if (<= k4 0) '() (cons a2 (f4 (- k4 1))))))) (fold-left + 0 (f4 4)))) (* 0.25 k2))))))

@@ -1,0 +1,2 @@
+; Found by dmci fuzz --seed 20261130 (case 7531): an iterated map whose double value misses the exact one by more than 1e-12.
+(let f2 ((k2 2) (a2 (/ 1 (+ 2 (square 1))))) (if (<= k2 0) a2 (f2 (- k2 1) (letrec ((f4 (lambda (k4) (if (<= k4 0) '() (cons (let f5 ((k5 5) (a5 (vsum (scale (sin a2) (vec 1.75 1.75))))) (if (<= k5 0) a5 (f5 (- k5 1) (let ((v7 (vsum (matvec (mat (list (tanh -0.25) k4) (list k4 (cos a5))) (vec (tanh -0.25) (cos a5)))))) (vsum (* (vec k2 k4) (vec (cos 1.25) (sin a5)))))))) (f4 (- k4 1))))))) (fold-left + 0 (f4 4))))))
