@@ -43,6 +43,21 @@ Outcome checkPrintRead(const DatumPtr& d);
 // The program's expanded core, printed and read back as a program, has the same value by the direct route.
 Outcome checkExpandKeepsMeaning(const Case& c);
 
+// Lanes (in TensorLanes.cpp, built with the tensor engine only): the case's seed varied over `lanes` lanes
+// (lane 0 the seed itself, the others moved both ways, so lanes part at branches and recursion depths), run
+// by the native engine's parallel lanes and by the tensor engine's batch, and each lane alone. Batched native
+// = alone, bit for bit; tensor = native within 1e-12 relative (a component that cancels: of the gradient's
+// largest, and never of less than the gate's floor, 1e-8), or, for an ill-conditioned lane, within the oracle's rounding spread (its gradient then within
+// the finite-difference tolerance). A lane that fails alone must fail both batches.
+struct LaneOptions {
+  int lanes = 8;
+  Route route = Route::Direct;
+  std::string device = "cpu";
+  int threads = 2;  // the native engine's lanes
+  Budget budget{20'000'000, 8'000'000, 10.0};
+};
+Outcome checkLanes(const Case& c, const LaneOptions& opts = {});
+
 // Arbitrary text run under small budgets: a clean error, or a number the routes and the oracle agree on.
 // It never throws; a crash or hang is the caller's to see.
 Outcome checkBadInput(const std::string& text);

@@ -44,8 +44,8 @@ void runChunk(const Program& p, const std::vector<std::string>& params, const st
 
 Result<LaneResults> evaluateLanes(const Program& p, const std::vector<std::string>& params,
                                   const std::vector<std::vector<double>>& values, const EvalOptions& opts,
-                                  int threads) {
-  size_t lanes = values.empty() ? 1 : values[0].size();
+                                  int threads, size_t laneCount) {
+  size_t lanes = values.empty() ? std::max<size_t>(1, laneCount) : values[0].size();
   for (const auto& v : values)
     if (v.size() != lanes) return Error{ErrorKind::Usage, "every parameter needs one value per lane", {}};
   LaneResults out;

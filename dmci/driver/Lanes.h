@@ -17,10 +17,10 @@ struct LaneResults {
   double busySeconds = 0;                     // summed over threads
 };
 
-// Runs values[param][lane] lane by lane on `threads` threads (0: one per hardware thread).
-// The first failing lane's error is the result.
+// Runs values[param][lane] lane by lane on `threads` threads (0: one per hardware thread). With no
+// parameters, `lanes` gives the lane count (every lane the same run). The first failing lane's error is the result.
 Result<LaneResults> evaluateLanes(const Program& p, const std::vector<std::string>& params,
                                   const std::vector<std::vector<double>>& values, const EvalOptions& opts,
-                                  int threads = 0);
+                                  int threads = 0, size_t lanes = 1);
 
 }  // namespace dmci

@@ -191,10 +191,19 @@ at::Tensor unaryFn(Fn f, const at::Tensor& x) {
     case Fn::Sin: return at::sin(x);
     case Fn::Cos: return at::cos(x);
     case Fn::Tan: return at::tan(x);
-    case Fn::Asin: return at::asin(x);
-    case Fn::Acos: return at::acos(x);
+    case Fn::Asin:
+    case Fn::Acos: {  // the native partials, 1/sqrt((1 - x)(1 + x)), not LibTorch's 1/sqrt(1 - x^2)
+      at::Tensor d = x.detach();
+      at::Tensor p = at::reciprocal(at::sqrt((1.0 - d) * (1.0 + d)));
+      if (f == Fn::Asin) return Linearised::apply(x, x, at::asin(d), p, at::zeros_like(d));
+      return Linearised::apply(x, x, at::acos(d), -p, at::zeros_like(d));
+    }
     case Fn::Atan: return at::atan(x);
-    case Fn::Tanh: return at::tanh(x);
+    case Fn::Tanh: {  // the native partial 1/cosh^2 x: LibTorch's 1 - tanh^2 x cancels for large |x|
+      at::Tensor d = x.detach();
+      at::Tensor c = at::cosh(d);
+      return Linearised::apply(x, x, at::tanh(d), at::reciprocal(c * c), at::zeros_like(d));
+    }
     case Fn::Sigmoid: return at::sigmoid(x);
     default: {  // softplus = max(x, 0) + log1p(e^-|x|), with the native partial sigmoid(x)
       at::Tensor d = x.detach();

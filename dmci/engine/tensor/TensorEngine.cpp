@@ -256,7 +256,7 @@ Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& b
   eo.wrtLiterals = opts.wrtLiterals;
   eo.budget = opts.budget;
   eo.evaluator = opts.evaluator;
-  auto r = evaluateLanes(p, batch.params, batch.values, eo, opts.threads);
+  auto r = evaluateLanes(p, batch.params, batch.values, eo, opts.threads, static_cast<size_t>(batch.lanes()));
   if (!r) return r.error();
   BatchEvaluation out;
   out.value = std::move(r->value);

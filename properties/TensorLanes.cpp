@@ -1,0 +1,142 @@
+// The lane properties: batched = one lane at a time, and the tensor engine = the native engine, on a generated
+// case whose seed is varied over B lanes. (Only this file of properties/ uses the tensor engine.)
+#include <bit>
+#include <cmath>
+#include <sstream>
+
+#include "engine/tensor/TensorEngine.h"
+#include "properties/Properties.h"
+
+namespace dmci::props {
+namespace {
+
+// How lane k moves each seed value: lane 0 is the seed itself; the others go both ways, near and far, so
+// that lanes part at the program's branches and recursion depths.
+constexpr double kMoves[] = {0, 1e-3, -0.02, 0.1, -0.15, 0.3, 0.5, -0.4, 0.05, -0.7, 0.9, 0.2};
+
+double laneValue(double v, int lane) {
+  double m = kMoves[static_cast<size_t>(lane) % std::size(kMoves)];
+  return v + m * (std::fabs(v) + 0.1);
+}
+
+bool identical(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
+
+// |a - b| <= rel * max(|b|, scale), or both the same non-finite value.
+bool close(double a, double b, double rel, double scale) {
+  if (a == b || (std::isnan(a) && std::isnan(b))) return true;
+  if (!std::isfinite(a) || !std::isfinite(b)) return false;
+  return std::fabs(a - b) <= rel * std::max(std::fabs(b), scale);
+}
+
+std::string num(double x) {
+  std::ostringstream s;
+  s.precision(17);
+  s << x;
+  return s.str();
+}
+
+}  // namespace
+
+Outcome checkLanes(const Case& c, const LaneOptions& opts) {
+  auto program = Program::fromText(c.text, "case.scm");
+  if (!program) return {Verdict::Fail, "generated program does not expand: " + program.error().str()};
+  const int lanes = std::max(1, opts.lanes);
+  LaneBatch batch;
+  batch.count = lanes;
+  for (const auto& s : c.seed) {
+    batch.params.push_back(s.name);
+    batch.values.emplace_back();
+    for (int k = 0; k < lanes; ++k) batch.values.back().push_back(laneValue(s.value, k));
+  }
+  TensorOptions topts;
+  topts.route = opts.route;
+  topts.wrt = c.wrt;
+  topts.wrtLiterals = c.wrtLiterals;
+  topts.budget = opts.budget;
+  topts.device = opts.device;
+  topts.threads = opts.threads;
+  EvalOptions eopts;
+  eopts.route = opts.route;
+  eopts.wrt = c.wrt;
+  eopts.wrtLiterals = c.wrtLiterals;
+  eopts.budget = opts.budget;
+
+  // Each lane alone, by the native engine.
+  std::vector<Result<Evaluation>> alone;
+  std::vector<std::vector<SeedValue>> seeds;
+  for (int k = 0; k < lanes; ++k) {
+    seeds.emplace_back();
+    for (size_t j = 0; j < batch.params.size(); ++j) seeds.back().push_back({batch.params[j], batch.values[j][k]});
+    alone.push_back(program->evaluate(seeds.back(), eopts));
+  }
+  auto native = evaluateBatchNative(*program, batch, topts);
+  auto tensor = evaluateBatch(*program, batch, topts);
+  std::string route = std::string(" [") + routeName(opts.route) + "]";
+
+  // A lane that fails alone fails both batches (the first such lane, with its error).
+  for (int k = 0; k < lanes; ++k) {
+    if (alone[static_cast<size_t>(k)]) continue;
+    if (alone[static_cast<size_t>(k)].error().kind == ErrorKind::Budget) return {};  // runaway: nothing to compare
+    std::string why = alone[static_cast<size_t>(k)].error().str();
+    if (native) return {Verdict::Fail, "lane " + std::to_string(k) + " fails alone (" + why + ") but not in the native batch" + route};
+    if (tensor) return {Verdict::Fail, "lane " + std::to_string(k) + " fails alone (" + why + ") but not in the tensor batch" + route};
+    return {};
+  }
+  if (!native) return {Verdict::Fail, "native batch fails where every lane alone runs: " + native.error().str() + route};
+  if (!tensor) return {Verdict::Fail, "tensor batch fails where every lane alone runs: " + tensor.error().str() + route};
+
+  const gate::Criteria criteria;
+  Outcome out;
+  auto fail = [&](const std::string& why) {
+    out.verdict = Verdict::Fail;
+    out.detail += (out.detail.empty() ? "" : "\n") + why + route;
+  };
+  for (int k = 0; k < lanes && out.ok(); ++k) {
+    const Evaluation& one = *alone[static_cast<size_t>(k)];
+    const std::string lane = "lane " + std::to_string(k) + ": ";
+    size_t l = static_cast<size_t>(k);
+    // Batched native = alone, bit for bit: the same machine, prepared once instead of per run.
+    if (!identical(native->value[l], one.value))
+      fail(lane + "native batch value " + num(native->value[l]) + " vs alone " + num(one.value));
+    auto ng = native->laneGradient(l);
+    if (ng.size() != one.gradient.size()) {
+      fail(lane + "native batch has " + std::to_string(ng.size()) + " gradient components, alone " +
+           std::to_string(one.gradient.size()));
+      break;
+    }
+    double scale = criteria.floor;  // as the gate's relative errors: never below its floor
+    for (size_t j = 0; j < ng.size(); ++j) {
+      if (ng[j].first != one.gradient[j].first || !identical(ng[j].second, one.gradient[j].second))
+        fail(lane + "native batch d/d " + ng[j].first + " = " + num(ng[j].second) + " vs alone d/d " +
+             one.gradient[j].first + " = " + num(one.gradient[j].second));
+      if (std::isfinite(one.gradient[j].second)) scale = std::max(scale, std::fabs(one.gradient[j].second));
+    }
+    // Tensor = native: 1e-12 relative; an ill-conditioned lane (rounding spread) is held to its spread, and
+    // its gradient to the finite-difference tolerance.
+    double gradTol = criteria.value;
+    if (!close(tensor->value[l], one.value, criteria.value, criteria.floor)) {
+      oracle::Point at;
+      for (const auto& s : seeds[l]) at.params.emplace_back(s.name, oracle::Wide(s.value));
+      auto spread = oracle::roundingSpread(*program, at, opts.budget, criteria.roundingSamples);
+      if (spread && std::fabs(tensor->value[l] - one.value) <= 2 * criteria.rounding * *spread) {
+        gradTol = criteria.fd;
+      } else {
+        fail(lane + "tensor value " + num(tensor->value[l]) + " vs native " + num(one.value) +
+             (spread ? " (rounding spread " + num(*spread) + ")" : ""));
+        continue;
+      }
+    }
+    auto tg = tensor->laneGradient(l);
+    if (tg.size() != ng.size()) {
+      fail(lane + "tensor has " + std::to_string(tg.size()) + " gradient components, native " + std::to_string(ng.size()));
+      continue;
+    }
+    for (size_t j = 0; j < tg.size(); ++j)
+      if (tg[j].first != ng[j].first || !close(tg[j].second, ng[j].second, gradTol, scale))
+        fail(lane + "tensor d/d " + tg[j].first + " = " + num(tg[j].second) + " vs native d/d " + ng[j].first + " = " +
+             num(ng[j].second));
+  }
+  return out;
+}
+
+}  // namespace dmci::props
