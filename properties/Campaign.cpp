@@ -110,22 +110,41 @@ class Runner {
     auto [property, outcome] = checkCase(c, o_.triangle);
     std::optional<Failure> failure;
     if (!outcome.ok()) failure = shrinkCase(index, shrinkable, property, outcome);
+    if (!failure && lanesCase(index)) {
+      Route route = lanesRoute(index);
+      auto check = [&](const Case& x) { return o_.lanes(x, route); };
+      Outcome lanes = check(c);
+      if (!lanes.ok()) failure = shrinkWith(index, shrinkable, "lanes", lanes, check);
+    }
     std::optional<Failure> bad;
     if (o_.badInputEvery > 0 && index % static_cast<uint64_t>(o_.badInputEvery) == 0) bad = badInput(index);
     record(index, c, outcome, failure, bad);
   }
 
   Failure shrinkCase(uint64_t index, const rc::Shrinkable<Case>& s, const std::string& property, const Outcome& o) {
-    Failure f{index, property, s.value(), s.value().text, o.detail, 0};
-    auto fails = [&](const Case& c) {
+    return shrinkWith(index, s, property, o, [&](const Case& c) {
       auto [p, out] = checkCase(c, o_.triangle);
-      return p == property && !out.ok();
-    };
+      return p == property ? out : Outcome{};
+    });
+  }
+
+  Failure shrinkWith(uint64_t index, const rc::Shrinkable<Case>& s, const std::string& property, const Outcome& o,
+                     const std::function<Outcome(const Case&)>& check) {
+    Failure f{index, property, s.value(), s.value().text, o.detail, 0};
+    auto fails = [&](const Case& c) { return !check(c).ok(); };
     auto [small, steps] = shrink<Case>(s, fails, o_.shrinkSeconds);
     f.shrunk = small;
     f.shrinkSteps = steps;
-    f.detail = checkCase(small, o_.triangle).second.detail;
+    f.detail = check(small).detail;
     return f;
+  }
+
+  // Every lanesEvery-th case (offset 1 from the bad-input cases), alternating the direct and dmci routes.
+  bool lanesCase(uint64_t index) const {
+    return o_.lanes && o_.lanesEvery > 0 && index % static_cast<uint64_t>(o_.lanesEvery) == 1 % o_.lanesEvery;
+  }
+  Route lanesRoute(uint64_t index) const {
+    return (index / static_cast<uint64_t>(o_.lanesEvery)) % 2 ? Route::Dmci : Route::Direct;
   }
 
   std::optional<Failure> badInput(uint64_t index) {
@@ -155,6 +174,7 @@ class Runner {
     ++r_.byDepth[depthKey(c.depth)];
     for (const auto& t : tagNames(c.tags)) ++r_.byTag[t];
     if (o_.badInputEvery > 0 && index % static_cast<uint64_t>(o_.badInputEvery) == 0) ++r_.badInputChecks;
+    if (lanesCase(index) && (!f || f->property == "lanes")) ++r_.laneChecks;
     if (bad) {
       ++r_.failed;
       r_.failures.push_back(*bad);

@@ -23,6 +23,10 @@ struct CampaignOptions {
   int maxDepth = 5;
   TriangleOptions triangle;
   int badInputEvery = 4;  // also one bad-input check per this many cases (0: never)
+  // The lane properties (checkLanes: batched = alone, tensor = native), from a caller that has the tensor
+  // engine; run on every lanesEvery-th case, the direct and the dmci route in turn (empty: never).
+  std::function<Outcome(const Case&, Route)> lanes;
+  int lanesEvery = 4;
   double shrinkSeconds = 30;  // per failure
   // Called (serialised) about every 0.25 s and at the end.
   std::function<void(const struct CampaignReport&)> progress;
@@ -30,7 +34,7 @@ struct CampaignOptions {
 
 struct Failure {
   uint64_t index = 0;
-  std::string property;  // "triangle", "expand", "print-read", "bad-input"
+  std::string property;  // "triangle", "expand", "print-read", "lanes", "bad-input"
   Case shrunk;           // the case after shrinking (for bad input: text only)
   std::string original;  // the program before shrinking
   std::string detail;
@@ -43,7 +47,7 @@ struct CampaignReport {
   uint64_t cases = 0, pass = 0, nondifferentiable = 0, failed = 0;
   uint64_t illConditioned = 0;  // passed with a value within the oracle's rounding spread (gate::Criteria::rounding)
   uint64_t recursive = 0, higherOrder = 0;
-  uint64_t syntaxChecks = 0, badInputChecks = 0;
+  uint64_t syntaxChecks = 0, badInputChecks = 0, laneChecks = 0;
   std::map<std::string, uint64_t> byFamily, byDepth, byTag;  // depth keys are zero-padded for order
   std::vector<Failure> failures;
   std::vector<std::string> nondifferentiableReasons;  // the first few

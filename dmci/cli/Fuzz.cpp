@@ -11,6 +11,9 @@
 #include <nlohmann/json.hpp>
 
 #include "properties/Campaign.h"
+#ifdef DMCI_HAVE_TORCH
+#include "engine/tensor/TensorEngine.h"
+#endif
 
 namespace dmci::cli {
 namespace {
@@ -46,6 +49,7 @@ json reportJson(const CampaignReport& r) {
           {"higher_order_percent", pct(r.higherOrder, r.cases)},
           {"syntax_checks", r.syntaxChecks},
           {"bad_input_checks", r.badInputChecks},
+          {"lane_checks", r.laneChecks},
           {"by_family", r.byFamily},
           {"by_depth", r.byDepth},
           {"by_tag", r.byTag},
@@ -74,9 +78,11 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
                 static_cast<unsigned long long>(r.cases), r.seconds, rate(r), static_cast<unsigned long long>(r.pass),
                 static_cast<unsigned long long>(r.nondifferentiable), static_cast<unsigned long long>(r.failed));
   out << line;
-  std::snprintf(line, sizeof line, "\nRecursive: %.1f%%. Higher-order: %.1f%%. Syntax checks: %llu. Bad-input checks: %llu.\n",
-                pct(r.recursive, r.cases), pct(r.higherOrder, r.cases),
-                static_cast<unsigned long long>(r.syntaxChecks), static_cast<unsigned long long>(r.badInputChecks));
+  std::snprintf(line, sizeof line,
+                "\nRecursive: %.1f%%. Higher-order: %.1f%%. Syntax checks: %llu. Bad-input checks: %llu. Lane checks "
+                "(batched = alone, tensor = native): %llu.\n",
+                pct(r.recursive, r.cases), pct(r.higherOrder, r.cases), static_cast<unsigned long long>(r.syntaxChecks),
+                static_cast<unsigned long long>(r.badInputChecks), static_cast<unsigned long long>(r.laneChecks));
   out << line;
   std::snprintf(line, sizeof line,
                 "\nIll-conditioned: %llu cases passed with a value that misses the 100-digit oracle's by more than "
@@ -143,6 +149,10 @@ CLI::App* addFuzzCommand(CLI::App& app, FuzzArgs& a) {
   c->add_option("--jobs,-j", a.jobs, "worker threads")->check(CLI::Range(1, 256));
   c->add_option("--max-depth", a.maxDepth, "largest expression depth budget (1..6)")->check(CLI::Range(1, 6));
   c->add_flag("--no-dmci", a.noDmci, "skip the interpreted route (direct vs the oracle only)");
+  c->add_option("--lanes-every", a.lanesEvery,
+                "every Nth case also runs as 8 lanes: batched = alone, tensor engine = native (0: never)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
   c->add_flag("--quiet,-q", a.quiet, "no progress line");
   return c;
 }
@@ -160,6 +170,20 @@ int fuzzCommand(const FuzzArgs& a) {
   o.jobs = a.jobs;
   o.maxDepth = a.maxDepth;
   o.triangle.dmci = !a.noDmci;
+  o.lanesEvery = a.lanesEvery;
+#ifdef DMCI_HAVE_TORCH
+  if (a.lanesEvery > 0) {
+    setTensorEngineThreads(1);  // the campaign's jobs use the cores
+    bool dmci = !a.noDmci;
+    o.lanes = [dmci](const props::Case& c, Route route) {
+      props::LaneOptions lo;
+      lo.route = dmci ? route : Route::Direct;
+      lo.threads = 1;
+      if (lo.route == Route::Dmci) lo.lanes = 5;
+      return props::checkLanes(c, lo);
+    };
+  }
+#endif
   std::printf("dmci fuzz: seed %llu, shard %d/%d, %d jobs, %s\n", static_cast<unsigned long long>(o.seed), o.shard,
               o.shards, o.jobs,
               o.seconds > 0 ? (std::to_string(o.seconds) + " s").c_str() : (std::to_string(o.cases) + " cases").c_str());

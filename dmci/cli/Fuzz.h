@@ -17,6 +17,7 @@ struct FuzzArgs {
   int jobs = 2;
   int maxDepth = 5;
   bool noDmci = false;
+  int lanesEvery = 4;  // every Nth case also checks lanes (needs the tensor engine; 0: never)
   bool quiet = false;
 };
 

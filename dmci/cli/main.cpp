@@ -10,6 +10,7 @@
 
 #include "cli/Check.h"
 #include "cli/Fuzz.h"
+#include "driver/Lanes.h"
 #include "driver/Program.h"
 #include "expand/Expand.h"
 #include "mce/Mce.h"
@@ -29,6 +30,7 @@ constexpr int kOk = 0, kProgramError = 1, kUsageError = 2;
 struct RunArgs {
   std::string file;
   std::vector<std::string> binds;
+  std::string laneFile;
   std::string via = "direct";
   std::string engine = "native";
   std::string device = "cpu";
@@ -46,6 +48,9 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("program", a.file, "the program (.scm)")->required();
   cmd->add_option("--bind,-b", a.binds,
                   "bind a free variable: NAME=NUMBER, or NAME=linspace(A,B,N) for N lanes (repeatable)");
+  cmd->add_option("--lanes", a.laneFile,
+                  "lanes from a file: CSV (a header of names, then one row of numbers per lane) or JSON "
+                  "({\"x\": [...], ...} or [{\"x\": ...}, ...]); --bind NAME=NUMBER adds a value for every lane");
   cmd->add_option("--via", a.via, "route: direct (the program compiled), dmci (run as data by mce.scm), "
                                   "dmci2 (mce.scm running mce.scm running it)")
       ->check(CLI::IsMember({"direct", "dmci", "dmci2"}));
@@ -121,31 +126,49 @@ std::vector<std::string> bindNames(const std::vector<std::string>& binds) {
   return out;
 }
 
-#ifdef DMCI_HAVE_TORCH
-// Lanes: bindings with linspace(...) run as a batch, one lane per value.
+// Lanes: a lane file or bindings with linspace(...) run as a batch, one lane per value.
 int lanesCommand(const RunArgs& a, const Program& program, const EvalOptions& opts) {
-  auto batch = parseLaneBindings(a.binds);
+  auto batch = makeLanes(a.binds, a.laneFile);
   if (!batch) return reportError(batch.error(), a.json);
-  TensorOptions t;
-  t.route = opts.route, t.gradient = opts.gradient, t.wrt = opts.wrt, t.wrtLiterals = opts.wrtLiterals;
-  t.device = a.device, t.float32 = a.float32, t.budget = opts.budget, t.evaluator = opts.evaluator;
-  auto ev = a.engine == "tensor" ? evaluateBatch(program, *batch, t) : evaluateBatchNative(program, *batch, t);
-  if (!ev) return reportError(ev.error(), a.json);
+  EvalOptions eo = opts;
+  auto wrts = splitCommas(a.wrt.empty() ? "all" : a.wrt);
+  if (eo.gradient && std::find(wrts.begin(), wrts.end(), "all") != wrts.end())
+    eo.wrt = batch->params;  // every parameter, the lane file's included
+  if (auto err = checkLaneBatch(program, *batch, eo.wrt)) return reportError(*err, a.json);
+  std::vector<double> value;
+  std::vector<std::string> keys;
+  std::vector<std::vector<double>> gradient;
+  json stats;
+  if (a.engine == "tensor") {
+#ifdef DMCI_HAVE_TORCH
+    TensorOptions t;
+    t.route = eo.route, t.gradient = eo.gradient, t.wrt = eo.wrt, t.wrtLiterals = eo.wrtLiterals;
+    t.device = a.device, t.float32 = a.float32, t.budget = eo.budget, t.evaluator = eo.evaluator;
+    auto ev = evaluateBatch(program, *batch, t);
+    if (!ev) return reportError(ev.error(), a.json);
+    value = ev->value, keys = ev->gradientKeys, gradient = ev->gradient;
+    const TensorStats& st = ev->stats;
+    stats = {{"groups", st.groups}, {"splits", st.splits}, {"max_groups", st.maxGroups}, {"syncs", st.syncs},
+             {"torch_ops", st.torchOps}, {"lane_loops", st.laneLoops}, {"steps", st.steps}};
+#else
+    throw UsageError{"--engine tensor: this dmci was built without LibTorch"};
+#endif
+  } else {
+    auto ev = evaluateLanes(program, batch->params, batch->values, eo, 0, static_cast<size_t>(batch->lanes()));
+    if (!ev) return reportError(ev.error(), a.json);
+    value = ev->value, keys = ev->gradientKeys, gradient = ev->gradient;
+    // utilisation: time busy over threads x wall time
+    stats = {{"steps", ev->steps}, {"threads", ev->threads}, {"seconds", ev->seconds},
+             {"utilisation", ev->busySeconds / (ev->threads * std::max(ev->seconds, 1e-12))}};
+  }
   json grad = json::object();
-  for (size_t k = 0; k < ev->gradientKeys.size(); ++k) grad[ev->gradientKeys[k]] = ev->gradient[k];
-  const TensorStats& st = ev->stats;
-  json j{{"lanes", ev->value.size()}, {"value", ev->value}};
-  if (opts.gradient) j["gradient"] = grad;
-  if (a.stats && a.engine == "tensor")
-    j["stats"] = {{"groups", st.groups}, {"splits", st.splits}, {"max_groups", st.maxGroups}, {"syncs", st.syncs},
-                  {"torch_ops", st.torchOps}, {"lane_loops", st.laneLoops}, {"steps", st.steps}};
-  if (a.stats && a.engine == "native")  // utilisation: time busy over threads x wall time
-    j["stats"] = {{"steps", st.steps}, {"threads", ev->threads}, {"seconds", ev->seconds},
-                  {"utilisation", ev->busySeconds / (ev->threads * std::max(ev->seconds, 1e-12))}};
+  for (size_t k = 0; k < keys.size(); ++k) grad[keys[k]] = gradient[k];
+  json j{{"lanes", value.size()}, {"value", value}};
+  if (eo.gradient) j["gradient"] = grad;
+  if (a.stats) j["stats"] = stats;
   std::cout << j.dump() << "\n";
   return kOk;
 }
-#endif
 
 // One evaluation on the engine the options name.
 Result<Evaluation> evaluateOn(const RunArgs& a, const Program& program, const std::vector<SeedValue>& seed,
@@ -159,8 +182,9 @@ Result<Evaluation> evaluateOn(const RunArgs& a, const Program& program, const st
 }
 
 int runCommand(const RunArgs& a, bool gradient) {
-  bool lanes = std::any_of(a.binds.begin(), a.binds.end(),
-                           [](const std::string& b) { return b.find("linspace(") != std::string::npos; });
+  bool lanes = !a.laneFile.empty() || std::any_of(a.binds.begin(), a.binds.end(), [](const std::string& b) {
+                 return b.find("linspace(") != std::string::npos;
+               });
   if (a.engine == "native" && a.device != "cpu") throw UsageError{"--device cuda needs --engine tensor"};
   auto program = Program::fromFile(a.file);
   if (!program) return reportError(program.error(), a.json);
@@ -190,13 +214,7 @@ int runCommand(const RunArgs& a, bool gradient) {
         opts.wrt.push_back(w);
     }
   }
-  if (lanes) {
-#ifdef DMCI_HAVE_TORCH
-    return lanesCommand(a, *program, opts);
-#else
-    throw UsageError{"linspace lanes need the tensor engine's library; this dmci was built without LibTorch"};
-#endif
-  }
+  if (lanes) return lanesCommand(a, *program, opts);
   auto seed = parseBinds(a.binds);
   auto free = program->freeParameters();
   for (const auto& s : seed)

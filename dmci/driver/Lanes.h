@@ -1,11 +1,34 @@
 // Many lanes on the native engine: the lanes are split among threads, each with its own Evaluator.
 #pragma once
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "driver/Program.h"
 
 namespace dmci {
+
+// B lanes: every parameter has one value per lane. With no parameters, `count` gives B.
+struct LaneBatch {
+  std::vector<std::string> params;
+  std::vector<std::vector<double>> values;  // [param][lane]
+  int64_t count = 1;
+  int64_t lanes() const { return values.empty() ? count : static_cast<int64_t>(values[0].size()); }
+};
+
+// Lanes from command-line bindings: NAME=NUMBER (the same in every lane) or NAME=linspace(a,b,B) (B lanes from
+// a to b); all lane counts must agree.
+Result<LaneBatch> parseLaneBindings(const std::vector<std::string>& binds);
+// A lane file: CSV (a header of parameter names, then a row of numbers per lane; '#' comment lines) or JSON
+// ({"x": [...], ...}, an array per parameter, or [{"x": ..., ...}, ...], an object per lane). Errors name
+// the file, line and column.
+Result<LaneBatch> readLaneFile(const std::string& path);
+// The lane file's parameters (if a path is given), then the bindings; all lane counts must agree, and a
+// NAME=NUMBER binding is the same in every lane.
+Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::string& laneFile);
+// Every parameter bound once, to a free variable of the program, with one value per lane; every wrt name bound.
+std::optional<Error> checkLaneBatch(const Program& p, const LaneBatch& batch, const std::vector<std::string>& wrt);
 
 struct LaneResults {
   std::vector<double> value;                  // per lane

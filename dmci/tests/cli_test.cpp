@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -170,3 +171,49 @@ TEST_F(Cli, AProgramErrorWithJsonIsAnErrorObject) {
 }
 
 }  // namespace
+
+// --- lanes from a file ---
+
+TEST_F(Cli, ALaneFileMakesOneLanePerRowOnBothEngines) {
+  write("prog.scm", "(* alpha (* x x))");
+  write("lanes.csv", "# x and alpha per lane\nx,alpha\n1,2\n2, 3\n3,4\n");
+#ifdef DMCI_HAVE_TORCH
+  const std::vector<std::string> engines{"native", "tensor"};
+#else
+  const std::vector<std::string> engines{"native"};  // built with -DDMCI_TENSOR=OFF
+#endif
+  for (const auto& engine : engines) {
+    Outcome o = dmci("grad prog.scm --lanes lanes.csv --engine " + engine);
+    ASSERT_EQ(o.code, 0) << engine << ": " << o.err;
+    EXPECT_EQ(nlohmann::json::parse(o.out),
+              nlohmann::json::parse(R"({"lanes":3,"value":[2.0,12.0,36.0],"gradient":{"x":[4.0,12.0,24.0],"alpha":[1.0,4.0,9.0]}})"))
+        << engine << ": " << o.out;
+  }
+}
+
+TEST_F(Cli, AJsonLaneFileAndABindingForEveryLane) {
+  write("prog.scm", "(* alpha (* x x))");
+  write("lanes.json", R"([{"x": 1}, {"x": 2.5}])");
+  Outcome o = dmci("grad prog.scm --lanes lanes.json --bind alpha=2 --wrt x");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"lanes":2,"value":[2.0,12.5],"gradient":{"x":[4.0,10.0]}})"));
+}
+
+TEST_F(Cli, ABadLaneFileIsAUsageErrorAtItsLineAndColumn) {
+  write("prog.scm", "(* alpha (* x x))");
+  write("lanes.csv", "x,alpha\n1,2\n2,zz\n");
+  Outcome o = dmci("grad prog.scm --lanes lanes.csv");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("lanes.csv:3:3: usage-error: 'zz' is not a number (alpha)"), std::string::npos) << o.err;
+  write("lanes.json", "{\"x\": [1, 2,}");
+  o = dmci("grad prog.scm --lanes lanes.json --bind alpha=1");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("lanes.json:1:13: usage-error: not JSON"), std::string::npos) << o.err;
+  write("ok.csv", "x\n1\n2\n3\n");
+  o = dmci("grad prog.scm --lanes ok.csv --bind 'alpha=linspace(0,1,4)'");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--bind alpha: 4 lanes, but the lane file gives 3"), std::string::npos) << o.err;
+  o = dmci("grad prog.scm --lanes ok.csv --bind alpha=1 --bind y=2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'y' is not a free variable"), std::string::npos) << o.err;
+}

@@ -220,35 +220,17 @@ Result<std::vector<std::array<double, 14>>> BatchEvaluator::layout14(const std::
 namespace {
 
 // The checks Program::evaluate makes of a seed, for a batch.
-std::optional<Error> checkBatch(const Program& p, const LaneBatch& batch, const std::vector<std::string>& wrt) {
-  auto free = freeVars(*p.core());
-  for (size_t k = 0; k < batch.params.size(); ++k) {
-    const std::string& n = batch.params[k];
-    if (std::find(batch.params.begin(), batch.params.begin() + static_cast<std::ptrdiff_t>(k), n) !=
-        batch.params.begin() + static_cast<std::ptrdiff_t>(k))
-      return Error{ErrorKind::Usage, "parameter '" + n + "' is bound twice", {}};
-    if (std::find(free.begin(), free.end(), n) == free.end())
-      return Error{ErrorKind::Usage, "parameter '" + n + "' is not a free variable of " + p.file(), {}};
-  }
-  for (const auto& w : wrt)
-    if (std::find(batch.params.begin(), batch.params.end(), w) == batch.params.end())
-      return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
-  if (batch.values.size() != batch.params.size())
-    return Error{ErrorKind::Usage, "a lane batch needs one value list per parameter", {}};
-  return std::nullopt;
-}
-
 }  // namespace
 
 Result<BatchEvaluation> evaluateBatch(const Program& p, const LaneBatch& batch, const TensorOptions& opts) {
-  if (auto err = checkBatch(p, batch, opts.wrt)) return *err;
+  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
   BatchEvaluator ev(p, batch.params, opts);
   if (ev.setupError()) return *ev.setupError();
   return ev.run(batch.values, batch.count);
 }
 
 Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& batch, const TensorOptions& opts) {
-  if (auto err = checkBatch(p, batch, opts.wrt)) return *err;
+  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
   EvalOptions eo;
   eo.route = opts.route;
   eo.gradient = opts.gradient;

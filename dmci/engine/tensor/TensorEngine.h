@@ -16,17 +16,10 @@
 #include <utility>
 #include <vector>
 
+#include "driver/Lanes.h"  // LaneBatch, makeLanes
 #include "driver/Program.h"
 
 namespace dmci {
-
-// B lanes: every parameter has one value per lane. With no parameters, `count` gives B.
-struct LaneBatch {
-  std::vector<std::string> params;
-  std::vector<std::vector<double>> values;  // [param][lane]
-  int64_t count = 1;
-  int64_t lanes() const { return values.empty() ? count : static_cast<int64_t>(values[0].size()); }
-};
 
 struct TensorOptions {
   Route route = Route::Direct;
@@ -108,9 +101,5 @@ Result<Evaluation> evaluateOnTensorEngine(const Program& p, const std::vector<Se
 bool tensorDeviceAvailable(const std::string& device);
 // LibTorch's CPU threads per operation (the gate, running pairs in parallel, wants 1).
 void setTensorEngineThreads(int threads);
-
-// Lanes from command-line bindings: NAME=NUMBER (the same in every lane) or
-// NAME=linspace(a,b,B) (B lanes from a to b); all lane counts must agree.
-Result<LaneBatch> parseLaneBindings(const std::vector<std::string>& binds);
 
 }  // namespace dmci

@@ -1,0 +1,229 @@
+// Lanes from the command line: --bind NAME=NUMBER (the same in every lane), NAME=linspace(a,b,B), and a lane file
+// (CSV or JSON, one value per lane for each named parameter). Both engines take the batch this makes.
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+
+#include "driver/Lanes.h"
+#include "lower/FreeVars.h"
+
+namespace dmci {
+namespace {
+
+[[noreturn]] void usage(const std::string& msg) { throw DmciError(ErrorKind::Usage, msg); }
+
+double number(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0') usage(what + ": '" + text + "' is not a number");
+  return x;
+}
+
+// The lanes one binding gives: one value, or linspace(a,b,B)'s B values.
+std::vector<double> laneValues(const std::string& name, const std::string& v) {
+  const std::string open = "linspace(";
+  if (v.rfind(open, 0) != 0) return {number(v, "--bind " + name)};
+  if (v.back() != ')') usage("--bind " + name + ": expected linspace(a,b,B), got '" + v + "'");
+  std::string inner = v.substr(open.size(), v.size() - open.size() - 1);
+  size_t c1 = inner.find(','), c2 = c1 == std::string::npos ? c1 : inner.find(',', c1 + 1);
+  if (c2 == std::string::npos) usage("--bind " + name + ": expected linspace(a,b,B), got '" + v + "'");
+  double a = number(inner.substr(0, c1), "--bind " + name);
+  double b = number(inner.substr(c1 + 1, c2 - c1 - 1), "--bind " + name);
+  double count = number(inner.substr(c2 + 1), "--bind " + name);
+  if (count < 1 || count != static_cast<double>(static_cast<int64_t>(count)) || count > 1e9)
+    usage("--bind " + name + ": the lane count of linspace must be a positive integer");
+  std::vector<double> out(static_cast<size_t>(count));
+  for (size_t k = 0; k < out.size(); ++k)
+    out[k] = out.size() == 1 ? a : a + (b - a) * static_cast<double>(k) / static_cast<double>(out.size() - 1);
+  return out;
+}
+
+// --- lane files ---
+
+[[noreturn]] void fileError(const std::string& path, uint32_t line, uint32_t col, const std::string& msg) {
+  throw DmciError(Error{ErrorKind::Usage, msg, SrcPos{internFile(path), line, col}});
+}
+
+std::string trim(const std::string& s) {
+  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
+  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
+}
+
+// CSV: a header of parameter names, then one row of numbers per lane; '#' starts a comment line.
+LaneBatch readCsv(const std::string& path, const std::string& text) {
+  LaneBatch batch;
+  std::istringstream in(text);
+  std::string line;
+  bool header = true;
+  for (uint32_t lineNo = 1; std::getline(in, line); ++lineNo) {
+    if (trim(line).empty() || trim(line)[0] == '#') continue;
+    std::vector<std::pair<std::string, uint32_t>> cells;  // text, column
+    for (size_t start = 0;;) {
+      size_t comma = line.find(',', start);
+      std::string cell = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      size_t lead = cell.find_first_not_of(" \t");
+      cells.emplace_back(trim(cell), static_cast<uint32_t>(start + (lead == std::string::npos ? 0 : lead) + 1));
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+    if (header) {
+      for (const auto& [name, col] : cells) {
+        if (name.empty()) fileError(path, lineNo, col, "empty parameter name in the header");
+        for (const auto& p : batch.params)
+          if (p == name) fileError(path, lineNo, col, "parameter '" + name + "' appears twice in the header");
+        batch.params.push_back(name);
+      }
+      batch.values.assign(batch.params.size(), {});
+      header = false;
+      continue;
+    }
+    if (cells.size() != batch.params.size())
+      fileError(path, lineNo, 1, "expected " + std::to_string(batch.params.size()) + " values (one per header name), got " +
+                                     std::to_string(cells.size()));
+    for (size_t k = 0; k < cells.size(); ++k) {
+      char* end = nullptr;
+      double x = std::strtod(cells[k].first.c_str(), &end);
+      if (cells[k].first.empty() || *end != '\0')
+        fileError(path, lineNo, cells[k].second, "'" + cells[k].first + "' is not a number (" + batch.params[k] + ")");
+      batch.values[k].push_back(x);
+    }
+  }
+  if (header) fileError(path, 1, 1, "no header line (parameter names separated by commas)");
+  if (batch.values.empty() || batch.values[0].empty()) fileError(path, 1, 1, "no lanes: the file has a header only");
+  return batch;
+}
+
+// The line and column of a byte offset.
+std::pair<uint32_t, uint32_t> lineCol(const std::string& text, size_t offset) {
+  uint32_t line = 1, col = 1;
+  for (size_t k = 0; k < offset && k < text.size(); ++k) text[k] == '\n' ? (++line, col = 1) : ++col;
+  return {line, col};
+}
+
+// JSON: {"x": [1, 2, 3], "y": [...]} (one array per parameter), or [{"x": 1, "y": 2}, ...] (one object per lane).
+LaneBatch readJson(const std::string& path, const std::string& text) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    auto [line, col] = lineCol(text, e.byte > 0 ? e.byte - 1 : 0);
+    std::string what = e.what();
+    fileError(path, line, col, "not JSON: " + what.substr(what.find(']') + 2));
+  }
+  LaneBatch batch;
+  auto numberAt = [&](const nlohmann::json& v, const std::string& where) {
+    if (!v.is_number()) fileError(path, 1, 1, where + ": expected a number, got " + v.dump());
+    return v.get<double>();
+  };
+  if (j.is_object()) {
+    for (const auto& [name, values] : j.items()) {
+      if (!values.is_array()) fileError(path, 1, 1, "\"" + name + "\": expected an array of numbers, one per lane");
+      batch.params.push_back(name);
+      batch.values.emplace_back();
+      for (size_t k = 0; k < values.size(); ++k)
+        batch.values.back().push_back(numberAt(values[k], "\"" + name + "\"[" + std::to_string(k) + "]"));
+    }
+  } else if (j.is_array()) {
+    for (size_t lane = 0; lane < j.size(); ++lane) {
+      const auto& row = j[lane];
+      if (!row.is_object()) fileError(path, 1, 1, "lane " + std::to_string(lane) + ": expected an object {\"name\": number, ...}");
+      if (lane == 0)
+        for (const auto& [name, v] : row.items()) batch.params.push_back(name), batch.values.emplace_back();
+      if (row.size() != batch.params.size())
+        fileError(path, 1, 1, "lane " + std::to_string(lane) + ": expected the names of lane 0 (" +
+                                  std::to_string(batch.params.size()) + "), got " + std::to_string(row.size()));
+      for (size_t k = 0; k < batch.params.size(); ++k) {
+        if (!row.contains(batch.params[k]))
+          fileError(path, 1, 1, "lane " + std::to_string(lane) + ": no value for \"" + batch.params[k] + "\"");
+        batch.values[k].push_back(numberAt(row[batch.params[k]], "lane " + std::to_string(lane) + " \"" + batch.params[k] + "\""));
+      }
+    }
+  } else {
+    fileError(path, 1, 1, "expected an object of arrays or an array of objects");
+  }
+  if (batch.params.empty() || batch.values[0].empty()) fileError(path, 1, 1, "no lanes");
+  for (size_t k = 1; k < batch.values.size(); ++k)
+    if (batch.values[k].size() != batch.values[0].size())
+      fileError(path, 1, 1, "\"" + batch.params[k] + "\" has " + std::to_string(batch.values[k].size()) + " lanes, \"" +
+                                batch.params[0] + "\" " + std::to_string(batch.values[0].size()));
+  return batch;
+}
+
+}  // namespace
+
+Result<LaneBatch> readLaneFile(const std::string& path) {
+  return catchErrors([&] {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw DmciError(ErrorKind::Io, "cannot read lane file " + path);
+    std::stringstream s;
+    s << in.rdbuf();
+    std::string text = s.str();
+    size_t first = text.find_first_not_of(" \t\r\n");
+    bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+    if (json || (first != std::string::npos && (text[first] == '{' || text[first] == '['))) return readJson(path, text);
+    LaneBatch b = readCsv(path, text);
+    b.count = static_cast<int64_t>(b.values[0].size());
+    return b;
+  });
+}
+
+Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::string& laneFile) {
+  return catchErrors([&] {
+    LaneBatch batch;
+    size_t lanes = 1;
+    std::string from;  // what set the lane count
+    if (!laneFile.empty()) {
+      auto file = readLaneFile(laneFile);
+      if (!file) throw DmciError(file.error());
+      batch = *file;
+      lanes = batch.values[0].size();
+      from = "the lane file";
+    }
+    for (const auto& b : binds) {
+      auto eq = b.find('=');
+      if (eq == std::string::npos || eq == 0) usage("--bind expects NAME=NUMBER or NAME=linspace(a,b,B), got '" + b + "'");
+      std::string name = b.substr(0, eq);
+      for (const auto& p : batch.params)
+        if (p == name) usage("--bind " + name + ": already bound" + (from.empty() ? "" : " (by " + from + ")"));
+      batch.params.push_back(name);
+      batch.values.push_back(laneValues(name, b.substr(eq + 1)));
+      size_t n = batch.values.back().size();
+      if (n > 1 && lanes > 1 && n != lanes)
+        usage("--bind " + name + ": " + std::to_string(n) + " lanes, but " + (from.empty() ? "an earlier binding" : from) +
+              " gives " + std::to_string(lanes));
+      if (n > 1 && lanes == 1) lanes = n, from = "--bind " + name;
+    }
+    for (auto& v : batch.values)
+      if (v.size() == 1 && lanes > 1) v.assign(lanes, v[0]);
+    batch.count = static_cast<int64_t>(lanes);
+    return batch;
+  });
+}
+
+Result<LaneBatch> parseLaneBindings(const std::vector<std::string>& binds) { return makeLanes(binds, ""); }
+
+std::optional<Error> checkLaneBatch(const Program& p, const LaneBatch& batch, const std::vector<std::string>& wrt) {
+  auto free = freeVars(*p.core());
+  for (size_t k = 0; k < batch.params.size(); ++k) {
+    const std::string& n = batch.params[k];
+    if (std::find(batch.params.begin(), batch.params.begin() + static_cast<std::ptrdiff_t>(k), n) !=
+        batch.params.begin() + static_cast<std::ptrdiff_t>(k))
+      return Error{ErrorKind::Usage, "parameter '" + n + "' is bound twice", {}};
+    if (std::find(free.begin(), free.end(), n) == free.end())
+      return Error{ErrorKind::Usage, "parameter '" + n + "' is not a free variable of " + p.file(), {}};
+  }
+  for (const auto& w : wrt)
+    if (std::find(batch.params.begin(), batch.params.end(), w) == batch.params.end())
+      return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
+  if (batch.values.size() != batch.params.size())
+    return Error{ErrorKind::Usage, "a lane batch needs one value list per parameter", {}};
+  for (const auto& v : batch.values)
+    if (static_cast<int64_t>(v.size()) != batch.lanes())
+      return Error{ErrorKind::Usage, "every parameter needs one value per lane", {}};
+  return std::nullopt;
+}
+
+}  // namespace dmci
