@@ -1,6 +1,7 @@
 // The dense linear-algebra primitives (det, logdet, inv, solve, cholesky) and
 // their exact reverse-mode rules, on Eigen's LU and Cholesky factorisations.
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "prims/TensorRules.h"
@@ -70,11 +71,15 @@ void logdetAdjoint(Runtime& rt, const TensorOp& op, std::vector<double>& adj) {
 }
 
 // The LU factors of a square matrix argument, or a Domain error when it is singular.
+// A matrix is singular to working precision when its smallest singular value is at most n·ε times its
+// largest (numpy's matrix_rank test; the tensor engine applies the same one), or when it is not finite.
 LU invertible(Runtime& rt, const char* prim, const Value& A) {
-  LU lu{Mat(view(rt, A))};
-  if (!lu.isInvertible())
+  Mat M(view(rt, A));
+  Eigen::VectorXd sv = Eigen::JacobiSVD<Mat>(M).singularValues();  // descending
+  const double n = static_cast<double>(M.rows());
+  if (!M.allFinite() || !(sv(sv.size() - 1) > sv(0) * n * std::numeric_limits<double>::epsilon()))
     throw DmciError(ErrorKind::Domain, std::string(prim) + ": the matrix is singular: " + rt.show(A));
-  return lu;
+  return LU{M};
 }
 
 Value invPrim(Runtime& rt, const Value* a, int) {

@@ -286,6 +286,17 @@ TEST(TensorAlgebra, LogdetOfLargeDeterminantDoesNotOverflow) {
   EXPECT_NEAR(call(rt, "logdet", {big}).num, 400 * std::log(10.0), 1e-9);
 }
 
+TEST(TensorAlgebra, SingularToWorkingPrecisionIsAnError) {
+  Runtime rt;
+  // det = 8.9e-16 exactly in double, but the smallest singular value (1.8e-16) is below 2·ε of the largest (5).
+  Value nearly = tensorOf(rt, Arg::mat(2, 2, {1, 2, 2, 4.000000000000001}));
+  Value fine = tensorOf(rt, Arg::mat(2, 2, {1, 2, 2, 4.001}));
+  Value b = tensorOf(rt, Arg::vec({1, 1}));
+  EXPECT_EQ(errorOf([&] { call(rt, "inv", {nearly}); }), ErrorKind::Domain);
+  EXPECT_EQ(errorOf([&] { call(rt, "solve", {nearly, b}); }), ErrorKind::Domain);
+  EXPECT_NEAR(rt.tdata(call(rt, "inv", {fine}))[0], 4001.0, 1e-6);  // ill-conditioned but invertible
+}
+
 TEST(TensorAlgebra, ShapeAndTypeErrors) {
   Runtime rt;
   Value v2 = tensorOf(rt, Arg::vec({1, 2}));

@@ -4,6 +4,7 @@
 // messages, the same values; LibTorch's derivatives are the same exact rules
 // (cholesky is taken of (A + Aᵀ)/2, as natively, so its gradient is symmetric).
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -209,16 +210,30 @@ Outcome logdetRule(Ctx& c, const Value* a, int) {
   return Outcome::of(c.real(logAbs));
 }
 
-// Lanes whose LU factorisation met a zero pivot (info != 0) or gave a non-finite result.
+// Lanes whose factorisation failed (info != 0) or gave a non-finite result.
 int64_t singularLane(Ctx& c, const at::Tensor& info, const at::Tensor& result) {
   at::Tensor finite = at::isfinite(result.detach()).reshape({result.size(0), -1}).all(1);
   return c.firstWhere(at::logical_or(at::ne(info, 0).expand({c.n}), at::logical_not(finite).expand({c.n})));
 }
 
+// The same, and lanes whose matrix A ([b, n, n]) is singular to working precision: its smallest singular
+// value is at most n·ε times its largest, as the native engine decides (prims/TensorLinalg.cpp).
+int64_t singularLane(Ctx& c, const at::Tensor& A, const at::Tensor& info, const at::Tensor& result) {
+  const int64_t n = A.size(-1);
+  const double eps = A.scalar_type() == at::kFloat ? std::numeric_limits<float>::epsilon()
+                                                   : std::numeric_limits<double>::epsilon();
+  at::Tensor sv = at::linalg_svdvals(A.detach());  // descending
+  at::Tensor rankDeficient = at::logical_not(at::gt(sv.select(-1, n - 1), sv.select(-1, 0) * (static_cast<double>(n) * eps)));
+  at::Tensor finite = at::isfinite(result.detach()).reshape({result.size(0), -1}).all(1);
+  at::Tensor bad = at::logical_or(at::ne(info, 0), at::logical_not(finite));
+  return c.firstWhere(at::logical_or(bad, rankDeficient).expand({c.n}));
+}
+
 Outcome invRule(Ctx& c, const Value* a, int) {
   needSquare(c, "inv", 0, a[0]);
-  auto [Y, info] = at::linalg_inv_ex(c.ten(a[0]));
-  int64_t bad = singularLane(c, info, Y);
+  at::Tensor A = c.ten(a[0]);
+  auto [Y, info] = at::linalg_inv_ex(A);
+  int64_t bad = singularLane(c, A, info, Y);
   if (bad >= 0) domainAt(c, bad, "inv: the matrix is singular: ", a[0]);
   return Outcome::of(c.tensor(2, Y));
 }
@@ -230,7 +245,7 @@ Outcome solveRule(Ctx& c, const Value* a, int) {
   at::Tensor A = c.ten(a[0]), B = c.ten(a[1]);
   if (A.size(0) != B.size(0)) A = lanesOf(c, a[0]), B = lanesOf(c, a[1]);
   auto [X, info] = at::linalg_solve_ex(A, B);
-  int64_t bad = singularLane(c, info, X);
+  int64_t bad = singularLane(c, A, info, X);
   if (bad >= 0) domainAt(c, bad, "solve: the matrix is singular: ", a[0]);
   return Outcome::of(c.tensor(rb.rank, X));
 }
