@@ -1,0 +1,60 @@
+// Native lanes over threads (driver/Lanes.h): every lane's result is its run alone, whatever the thread count,
+// and an error is the first failing lane's, however the lanes were shared among the threads.
+#include "driver/Lanes.h"
+
+#include <gtest/gtest.h>
+
+namespace dmci {
+namespace {
+
+Program parse(const std::string& src) {
+  auto p = Program::fromText(src, "prog.scm");
+  if (!p) throw std::runtime_error(p.error().str());
+  return *p;
+}
+
+TEST(NativeLanes, EveryLaneIsItsRunAloneOnAnyNumberOfThreads) {
+  Program p = parse("(define (f k) (if (< k 1) 1 (+ 1 (f (- k 1))))) (* alpha (f (* 10 x)))");
+  std::vector<std::vector<double>> v{std::vector<double>(5000, 0.5), std::vector<double>(5000)};
+  for (size_t k = 0; k < 5000; ++k) v[1][k] = 0.001 * static_cast<double>(k);  // recursion depths 1..50
+  EvalOptions o;
+  o.wrt = {"alpha", "x"};
+  for (Route route : {Route::Direct, Route::Dmci}) {
+    o.route = route;
+    for (int threads : {1, 2, 3}) {
+      auto r = evaluateLanes(p, {"alpha", "x"}, v, o, threads);
+      ASSERT_TRUE(r) << r.error().str();
+      EXPECT_EQ(r->threads, threads);
+      EXPECT_LE(r->busySeconds, threads * r->seconds * 1.05 + 1e-3);
+      for (size_t lane = 0; lane < 5000; lane += 97) {
+        auto one = p.evaluate({{"alpha", v[0][lane]}, {"x", v[1][lane]}}, o);
+        ASSERT_TRUE(one);
+        EXPECT_EQ(r->value[lane], one->value) << lane;
+        EXPECT_EQ(r->gradient[0][lane], one->gradient[0].second) << lane;
+      }
+    }
+  }
+}
+
+TEST(NativeLanes, AnErrorIsTheFirstFailingLanes) {
+  Program p = parse("(if (< x 0) (car x) x)");
+  std::vector<std::vector<double>> v{std::vector<double>(20000, 1.0)};
+  v[0][17000] = -1;  // a later lane that fails, perhaps taken first by another thread
+  v[0][9000] = -2;
+  v[0][19999] = -3;
+  for (int threads : {1, 2, 4}) {
+    auto r = evaluateLanes(p, {"x"}, v, EvalOptions{}, threads);
+    ASSERT_FALSE(r);
+    EXPECT_EQ(r.error().message.rfind("lane 9000: ", 0), 0u) << r.error().str();
+    EXPECT_NE(r.error().message.find("-2"), std::string::npos) << r.error().str();
+  }
+}
+
+TEST(NativeLanes, WithoutParametersTheLaneCountIsGiven) {
+  auto r = evaluateLanes(parse("(* 2 3.5)"), {}, {}, EvalOptions{}, 2, 7);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->value, std::vector<double>(7, 7.0));
+}
+
+}  // namespace
+}  // namespace dmci
