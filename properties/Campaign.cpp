@@ -110,15 +110,17 @@ class Runner {
     auto [property, outcome] = checkCase(c, o_.triangle);
     std::optional<Failure> failure;
     if (!outcome.ok()) failure = shrinkCase(index, shrinkable, property, outcome);
+    bool illLanes = false;
     if (!failure && lanesCase(index)) {
       Route route = lanesRoute(index);
       auto check = [&](const Case& x) { return o_.lanes(x, route); };
       Outcome lanes = check(c);
+      illLanes = lanes.illConditioned;
       if (!lanes.ok()) failure = shrinkWith(index, shrinkable, "lanes", lanes, check);
     }
     std::optional<Failure> bad;
     if (o_.badInputEvery > 0 && index % static_cast<uint64_t>(o_.badInputEvery) == 0) bad = badInput(index);
-    record(index, c, outcome, failure, bad);
+    record(index, c, outcome, failure, bad, illLanes);
   }
 
   Failure shrinkCase(uint64_t index, const rc::Shrinkable<Case>& s, const std::string& property, const Outcome& o) {
@@ -158,7 +160,8 @@ class Runner {
     return f;
   }
 
-  void record(uint64_t index, const Case& c, const Outcome& o, std::optional<Failure>& f, std::optional<Failure>& bad) {
+  void record(uint64_t index, const Case& c, const Outcome& o, std::optional<Failure>& f, std::optional<Failure>& bad,
+              bool illLanes) {
     std::lock_guard<std::mutex> lock(mu_);
     ++r_.cases;
     ++r_.syntaxChecks;
@@ -175,6 +178,7 @@ class Runner {
     for (const auto& t : tagNames(c.tags)) ++r_.byTag[t];
     if (o_.badInputEvery > 0 && index % static_cast<uint64_t>(o_.badInputEvery) == 0) ++r_.badInputChecks;
     if (lanesCase(index) && (!f || f->property == "lanes")) ++r_.laneChecks;
+    if (illLanes) ++r_.laneIllConditioned;
     if (bad) {
       ++r_.failed;
       r_.failures.push_back(*bad);

@@ -48,6 +48,7 @@ struct CampaignReport {
   uint64_t illConditioned = 0;  // passed with a value within the oracle's rounding spread (gate::Criteria::rounding)
   uint64_t recursive = 0, higherOrder = 0;
   uint64_t syntaxChecks = 0, badInputChecks = 0, laneChecks = 0;
+  uint64_t laneIllConditioned = 0;  // lane checks that passed only by the ill-conditioned rules (checkLanes)
   std::map<std::string, uint64_t> byFamily, byDepth, byTag;  // depth keys are zero-padded for order
   std::vector<Failure> failures;
   std::vector<std::string> nondifferentiableReasons;  // the first few

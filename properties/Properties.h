@@ -46,9 +46,11 @@ Outcome checkExpandKeepsMeaning(const Case& c);
 // Lanes (in TensorLanes.cpp, built with the tensor engine only): the case's seed varied over `lanes` lanes
 // (lane 0 the seed itself, the others moved both ways, so lanes part at branches and recursion depths), run
 // by the native engine's parallel lanes and by the tensor engine's batch, and each lane alone. Batched native
-// = alone, bit for bit; tensor = native within 1e-12 relative (a component that cancels: of the gradient's
-// largest, and never of less than the gate's floor, 1e-8), or, for an ill-conditioned lane, within the oracle's rounding spread (its gradient then within
-// the finite-difference tolerance). A lane that fails alone must fail both batches.
+// = alone, bit for bit. Tensor = native within 1e-12 relative (a gradient component that cancels: of the
+// largest, never of less than the gate's floor 1e-8); beyond that only where the program is ill-conditioned
+// at the lane (then `illConditioned`): a value within the oracle's rounding spread, a gradient component
+// where the engines differ by at most 4 times what the better of them misses the oracle's finite difference
+// by. A lane that fails alone must fail both batches.
 struct LaneOptions {
   int lanes = 8;
   Route route = Route::Direct;

@@ -12,7 +12,7 @@ import os
 import re
 import sys
 
-from mpmath import mp, mpf, exp, log, sqrt, sin, cos, tan, atan, pi, tanh, matrix
+from mpmath import mp, mpf, exp, log, sqrt, sin, cos, tan, atan, pi, tanh, cosh, asin, matrix
 
 mp.dps = 50
 CORPUS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

@@ -50,6 +50,7 @@ json reportJson(const CampaignReport& r) {
           {"syntax_checks", r.syntaxChecks},
           {"bad_input_checks", r.badInputChecks},
           {"lane_checks", r.laneChecks},
+          {"lane_checks_ill_conditioned", r.laneIllConditioned},
           {"by_family", r.byFamily},
           {"by_depth", r.byDepth},
           {"by_tag", r.byTag},
@@ -88,6 +89,11 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
                 "\nIll-conditioned: %llu cases passed with a value that misses the 100-digit oracle's by more than "
                 "1e-12 relative but by at most 8x its rounding spread (random-rounding runs of the oracle).\n",
                 static_cast<unsigned long long>(r.illConditioned));
+  out << line;
+  std::snprintf(line, sizeof line,
+                "Lane checks passed as ill-conditioned (tensor and native differ by more than 1e-12, but by at most "
+                "the rounding spread, or 4x the better engine's miss of the finite difference): %llu.\n",
+                static_cast<unsigned long long>(r.laneIllConditioned));
   out << line;
   countTable(out, "family (top form)", r.byFamily, r.cases);
   countTable(out, "tag (anywhere)", r.byTag, r.cases);
