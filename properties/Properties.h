@@ -48,9 +48,10 @@ Outcome checkExpandKeepsMeaning(const Case& c);
 // by the native engine's parallel lanes and by the tensor engine's batch, and each lane alone. Batched native
 // = alone, bit for bit. Tensor = native within 1e-12 relative (a gradient component that cancels: of the
 // largest, never of less than the gate's floor 1e-8); beyond that only where the program is ill-conditioned
-// at the lane (then `illConditioned`): a value within the oracle's rounding spread, a gradient component
-// where the engines differ by at most 4 times what the better of them misses the oracle's finite difference
-// by. A lane that fails alone must fail both batches.
+// at the lane (then `illConditioned`): a value within the oracle's rounding spread; a gradient component
+// where both engines are within the gate's finite-difference tolerance (1e-6) of the oracle's 100-digit
+// finite difference and within 1e-8 (of the scale) of each other. A lane that fails alone must fail both
+// batches.
 struct LaneOptions {
   int lanes = 8;
   Route route = Route::Direct;

@@ -91,8 +91,9 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
                 static_cast<unsigned long long>(r.illConditioned));
   out << line;
   std::snprintf(line, sizeof line,
-                "Lane checks passed as ill-conditioned (tensor and native differ by more than 1e-12, but by at most "
-                "the rounding spread, or 4x the better engine's miss of the finite difference): %llu.\n",
+                "Lane checks passed as ill-conditioned (tensor and native differ by more than 1e-12: values within "
+                "the rounding spread, gradients both within 1e-6 of the finite difference and 1e-8 of each other): "
+                "%llu.\n",
                 static_cast<unsigned long long>(r.laneIllConditioned));
   out << line;
   countTable(out, "family (top form)", r.byFamily, r.cases);
