@@ -8,8 +8,13 @@
 
 namespace dmci::oracle {
 
-Result<WideValue> evaluate(const Program& program, const Point& point, const Budget& budget) {
-  std::optional<Result<WideValue>> out;
+namespace {
+
+// Runs `body(prepared, values)` for the program prepared at the point's parameter names, on a big stack, with
+// errors as results.
+template <class T, class Body>
+Result<T> atPoint(const Program& program, const Point& point, Body body) {
+  std::optional<Result<T>> out;
   runWithBigStack([&] {
     out = catchErrors([&] {
       std::vector<std::string> names;
@@ -19,45 +24,42 @@ Result<WideValue> evaluate(const Program& program, const Point& point, const Bud
         values.push_back(value);
       }
       Prepared prepared = prepare(program, names);
-      Output<Wide> o = Interpreter<Wide>(prepared, budget, values, point.literals).run();
-      return WideValue{o.isTensor, o.data, o.total};
+      return body(prepared, values);
     });
   });
   return *out;
 }
 
+}  // namespace
+
+Result<WideValue> evaluate(const Program& program, const Point& point, const Budget& budget) {
+  return atPoint<WideValue>(program, point, [&](const Prepared& prepared, const std::vector<Wide>& values) {
+    Output<Wide> o = Interpreter<Wide>(prepared, budget, values, point.literals).run();
+    return WideValue{o.isTensor, o.data, o.total};
+  });
+}
+
 Result<double> roundingSpread(const Program& program, const Point& point, const Budget& budget, int samples,
                               uint64_t seed) {
-  std::optional<Result<double>> out;
-  runWithBigStack([&] {
-    out = catchErrors([&] {
-      std::vector<std::string> names;
-      std::vector<Wide> values;
-      for (const auto& [name, value] : point.params) {
-        names.push_back(name);
-        values.push_back(value);
+  return atPoint<double>(program, point, [&](const Prepared& prepared, const std::vector<Wide>& values) {
+    Wide exact = Interpreter<Wide>(prepared, budget, values, point.literals).run().total;
+    Wide spread = 0;
+    int ran = 0;
+    std::optional<Error> last;
+    for (int k = 0; k < samples; ++k) {
+      Interpreter<Wide> noisy(prepared, budget, values, point.literals);
+      noisy.setRandomRounding(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k) * 0xBF58476D1CE4E5B9ull);
+      try {
+        Wide v = noisy.run().total;
+        spread = std::max<Wide>(spread, abs(v - exact));
+        ++ran;
+      } catch (const DmciError& e) {
+        last = e.error();
       }
-      Prepared prepared = prepare(program, names);
-      Wide exact = Interpreter<Wide>(prepared, budget, values, point.literals).run().total;
-      Wide spread = 0;
-      int ran = 0;
-      std::optional<Error> last;
-      for (int k = 0; k < samples; ++k) {
-        Interpreter<Wide> noisy(prepared, budget, values, point.literals);
-        noisy.setRandomRounding(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k) * 0xBF58476D1CE4E5B9ull);
-        try {
-          Wide v = noisy.run().total;
-          spread = std::max<Wide>(spread, abs(v - exact));
-          ++ran;
-        } catch (const DmciError& e) {
-          last = e.error();
-        }
-      }
-      if (ran == 0) throw DmciError(*last);
-      return static_cast<double>(spread);
-    });
+    }
+    if (ran == 0) throw DmciError(*last);
+    return static_cast<double>(spread);
   });
-  return *out;
 }
 
 std::vector<std::pair<std::string, double>> literals(const Program& program, const std::vector<std::string>& params) {

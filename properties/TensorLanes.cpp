@@ -56,11 +56,7 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
   topts.budget = opts.budget;
   topts.device = opts.device;
   topts.threads = opts.threads;
-  EvalOptions eopts;
-  eopts.route = opts.route;
-  eopts.wrt = c.wrt;
-  eopts.wrtLiterals = c.wrtLiterals;
-  eopts.budget = opts.budget;
+  EvalOptions eopts = nativeOptions(topts);
 
   // Each lane alone, by the native engine.
   std::vector<Result<Evaluation>> alone;

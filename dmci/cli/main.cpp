@@ -141,10 +141,7 @@ int lanesCommand(const RunArgs& a, const Program& program, const EvalOptions& op
   json stats;
   if (a.engine == "tensor") {
 #ifdef DMCI_HAVE_TORCH
-    TensorOptions t;
-    t.route = eo.route, t.gradient = eo.gradient, t.wrt = eo.wrt, t.wrtLiterals = eo.wrtLiterals;
-    t.device = a.device, t.float32 = a.float32, t.budget = eo.budget, t.evaluator = eo.evaluator;
-    auto ev = evaluateBatch(program, *batch, t);
+    auto ev = evaluateBatch(program, *batch, tensorOptions(eo, a.device, a.float32));
     if (!ev) return reportError(ev.error(), a.json);
     value = ev->value, keys = ev->gradientKeys, gradient = ev->gradient;
     const TensorStats& st = ev->stats;

@@ -229,8 +229,7 @@ Result<BatchEvaluation> evaluateBatch(const Program& p, const LaneBatch& batch, 
   return ev.run(batch.values, batch.count);
 }
 
-Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& batch, const TensorOptions& opts) {
-  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
+EvalOptions nativeOptions(const TensorOptions& opts) {
   EvalOptions eo;
   eo.route = opts.route;
   eo.gradient = opts.gradient;
@@ -238,7 +237,26 @@ Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& b
   eo.wrtLiterals = opts.wrtLiterals;
   eo.budget = opts.budget;
   eo.evaluator = opts.evaluator;
-  auto r = evaluateLanes(p, batch.params, batch.values, eo, opts.threads, static_cast<size_t>(batch.lanes()));
+  return eo;
+}
+
+TensorOptions tensorOptions(const EvalOptions& opts, const std::string& device, bool float32) {
+  TensorOptions o;
+  o.route = opts.route;
+  o.gradient = opts.gradient;
+  o.wrt = opts.wrt;
+  o.wrtLiterals = opts.wrtLiterals;
+  o.budget = opts.budget;
+  o.evaluator = opts.evaluator;
+  o.device = device;
+  o.float32 = float32;
+  return o;
+}
+
+Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& batch, const TensorOptions& opts) {
+  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
+  auto r = evaluateLanes(p, batch.params, batch.values, nativeOptions(opts), opts.threads,
+                         static_cast<size_t>(batch.lanes()));
   if (!r) return r.error();
   BatchEvaluation out;
   out.value = std::move(r->value);
@@ -256,15 +274,7 @@ Result<Evaluation> evaluateOnTensorEngine(const Program& p, const std::vector<Se
                                           const EvalOptions& opts, const std::string& device, bool float32) {
   LaneBatch batch;
   for (const auto& s : seed) batch.params.push_back(s.name), batch.values.push_back({s.value});
-  TensorOptions o;
-  o.route = opts.route;
-  o.gradient = opts.gradient;
-  o.wrt = opts.wrt;
-  o.wrtLiterals = opts.wrtLiterals;
-  o.budget = opts.budget;
-  o.evaluator = opts.evaluator;
-  o.device = device;
-  o.float32 = float32;
+  TensorOptions o = tensorOptions(opts, device, float32);
   auto b = evaluateBatch(p, batch, o);
   if (!b) return b.error();
   Evaluation ev;

@@ -88,6 +88,10 @@ class BatchEvaluator {
   std::unique_ptr<State> s_;
 };
 
+// The native engine's options for the same run (route, gradient, wrt, literals, budget, evaluator), and back.
+EvalOptions nativeOptions(const TensorOptions& opts);
+TensorOptions tensorOptions(const EvalOptions& opts, const std::string& device = "cpu", bool float32 = false);
+
 // Runs once (preparing on every call; use BatchEvaluator to repeat).
 Result<BatchEvaluation> evaluateBatch(const Program& p, const LaneBatch& batch, const TensorOptions& opts);
 // The native engine's counterpart: Evaluator::run lane by lane (for comparison and as a reference).
