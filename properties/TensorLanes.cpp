@@ -49,14 +49,10 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     batch.values.emplace_back();
     for (int k = 0; k < lanes; ++k) batch.values.back().push_back(laneValue(s.value, k));
   }
-  TensorOptions topts;
-  topts.route = opts.route;
-  topts.wrt = c.wrt;
-  topts.wrtLiterals = c.wrtLiterals;
-  topts.budget = opts.budget;
-  topts.device = opts.device;
+  EvalOptions eopts;
+  eopts.route = opts.route, eopts.wrt = c.wrt, eopts.wrtLiterals = c.wrtLiterals, eopts.budget = opts.budget;
+  TensorOptions topts = tensorOptions(eopts, opts.device);
   topts.threads = opts.threads;
-  EvalOptions eopts = nativeOptions(topts);
 
   // Each lane alone, by the native engine.
   std::vector<Result<Evaluation>> alone;
