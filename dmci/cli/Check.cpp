@@ -120,8 +120,12 @@ const CLI::Validator kTolerance(
 CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
   auto* c = app.add_subcommand("check", "the gradient-correctness gate: every corpus pair through the triangle");
   c->add_option("corpus", a.dir, "the corpus directory, holding manifest.json")->capture_default_str();
-  c->add_option("--json", a.json, "the JSON report ('' for none)")->capture_default_str();
-  c->add_option("--md", a.md, "the Markdown report ('' for none)")->capture_default_str();
+  c->add_option("--json", a.json, "the JSON report ('' for none; by default none for a --filter or tensor-engine run)")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.jsonGiven = true; });
+  c->add_option("--md", a.md, "the Markdown report ('' for none; by default none for a --filter or tensor-engine run)")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.mdGiven = true; });
   c->add_option("--filter", a.filter, "only pairs whose name matches: a regular expression, else a substring");
   c->add_option("--jobs,-j", a.jobs, "pairs run in parallel (0: one per hardware thread)")->capture_default_str();
   c->add_option("--tol-value", a.tolValue, "relative tolerance: values")->check(kTolerance)->capture_default_str();
@@ -173,10 +177,13 @@ int checkCommand(const CheckArgs& a) {
   GateSummary summary = summarize(run);
   printTable(run, a.quiet);
   printSummary(run, summary);
-  auto written = reports::writeGateReports(run, summary, a.json, a.md);
+  // A partial run (--filter) or another engine's must not overwrite the committed full report by default.
+  bool partial = !a.filter.empty() || a.engine != "native";
+  std::string json = partial && !a.jsonGiven ? "" : a.json, md = partial && !a.mdGiven ? "" : a.md;
+  auto written = reports::writeGateReports(run, summary, json, md);
   if (!written) return usage(written.error().message);
-  if (!a.quiet && !a.json.empty()) std::printf("wrote %s\n", a.json.c_str());
-  if (!a.quiet && !a.md.empty()) std::printf("wrote %s\n", a.md.c_str());
+  if (!a.quiet && !json.empty()) std::printf("wrote %s\n", json.c_str());
+  if (!a.quiet && !md.empty()) std::printf("wrote %s\n", md.c_str());
   return summary.passed ? kOk : kFailed;
 }
 

@@ -7,8 +7,11 @@ namespace dmci::cli {
 
 struct CheckArgs {
   std::string dir = "corpus";
+  // The reports; written to these defaults only by a full native run (the committed report), else only when
+  // --json/--md are given.
   std::string json = "reports/gate.json";
   std::string md = "reports/gate.md";
+  bool jsonGiven = false, mdGiven = false;
   std::string filter;
   int jobs = 0;  // 0: one per hardware thread
   double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-8;

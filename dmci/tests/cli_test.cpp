@@ -217,3 +217,20 @@ TEST_F(Cli, ABadLaneFileIsAUsageErrorAtItsLineAndColumn) {
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("'y' is not a free variable"), std::string::npos) << o.err;
 }
+
+// A partial gate run must not overwrite the committed full report unless asked to.
+TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
+  fs::create_directories(dir / "c");
+  write("c/a.scm", "(* x x)");
+  write("c/manifest.json", R"({"version": 1, "pairs": [{"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 2}, "wrt": ["x"]}]})");
+  Outcome o = dmci("check c --filter a --quiet");
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  EXPECT_FALSE(fs::exists(dir / "reports"));
+  o = dmci("check c --filter a --quiet --json part.json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir / "part.json"));
+  o = dmci("check c --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir / "reports/gate.json"));
+  EXPECT_TRUE(fs::exists(dir / "reports/gate.md"));
+}
