@@ -151,10 +151,12 @@ Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
     rt_.resetTo(mark_);
     rt_.taping = opts_.gradient;
     rt_.collectAfter = opts_.collectAfter;
-    std::vector<Value> params;
+    std::vector<Value>& params = params_scratch_;
+    params.clear();
     for (size_t k = 0; k < values.size(); ++k) params.push_back(Value::real(values[k], paramSlots_[k]));
     if (opts_.route == Route::Direct) return finish(machine_->run(params), machine_->literals());
-    return finish(machine_->call(analysed_, {heapList(rt_, params)}), literals_);
+    args_scratch_.assign(1, heapList(rt_, params));
+    return finish(machine_->call(analysed_, args_scratch_), literals_);
   });
 }
 
@@ -176,24 +178,33 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
   ev.heapCells = rt_.heap.size();
   ev.tapeEntries = rt_.tape.size();
   if (!opts_.gradient) return ev;
-  std::vector<double> adj = rt_.backward(out);
+  rt_.backward(out, adj_);
+  const std::vector<double>& adj = adj_;
   auto grad = [&](int32_t slot) { return slot >= 0 && slot < static_cast<int32_t>(adj.size()) ? adj[slot] : 0.0; };
+  if (opts_.wrtLiterals && literalOrder_.size() != literals.size()) {
+    // Literals in source order, once: a literal the expander duplicated counts once, with the summed gradient.
+    literalOrder_.resize(literals.size());
+    for (size_t k = 0; k < literals.size(); ++k) literalOrder_[k] = k;
+    std::stable_sort(literalOrder_.begin(), literalOrder_.end(), [&](size_t a, size_t b) {
+      const SrcPos &pa = literals[a].pos, &pb = literals[b].pos;
+      return std::tie(pa.file, pa.line, pa.col) < std::tie(pb.file, pb.line, pb.col);
+    });
+    literalKeys_.clear();
+    for (size_t k : literalOrder_) literalKeys_.push_back(literals[k].pos.str());
+  }
+  ev.gradient.reserve(opts_.wrt.size() + (opts_.wrtLiterals ? literals.size() : 0));
   for (const auto& w : opts_.wrt) {
     auto it = std::find(params_.begin(), params_.end(), w);
     ev.gradient.emplace_back(w, grad(paramSlots_[static_cast<size_t>(it - params_.begin())]));
   }
   if (opts_.wrtLiterals) {
-    // Literals in source order; a literal the expander duplicated counts once, with the summed gradient.
-    std::vector<Literal> sorted = literals;
-    std::stable_sort(sorted.begin(), sorted.end(), [](const Literal& a, const Literal& b) {
-      return std::tie(a.pos.file, a.pos.line, a.pos.col) < std::tie(b.pos.file, b.pos.line, b.pos.col);
-    });
-    for (size_t k = 0; k < sorted.size(); ++k) {
-      if (k > 0 && sorted[k].pos == sorted[k - 1].pos) {
-        ev.gradient.back().second += grad(sorted[k].slot);
+    for (size_t k = 0; k < literalOrder_.size(); ++k) {
+      const Literal& lit = literals[literalOrder_[k]];
+      if (k > 0 && lit.pos == literals[literalOrder_[k - 1]].pos) {
+        ev.gradient.back().second += grad(lit.slot);
         continue;
       }
-      ev.gradient.emplace_back(sorted[k].pos.str(), grad(sorted[k].slot));
+      ev.gradient.emplace_back(literalKeys_[k], grad(lit.slot));
     }
   }
   return ev;

@@ -94,6 +94,11 @@ class Evaluator {
   SrcPos valuePos_;                // the expression giving the program's value
   bool setup_ = false;
   Error setupErr_;
+  // Reused by every run, so that a run allocates little beyond its result.
+  std::vector<Value> params_scratch_, args_scratch_;
+  std::vector<double> adj_;
+  std::vector<size_t> literalOrder_;    // the literals in source order (positions do not change between runs)
+  std::vector<std::string> literalKeys_;  // "file:line:col" of each, in that order
 
   void prepare(const ExprPtr& linked);
   Evaluation finish(const Value& out, const std::vector<Literal>& literals);

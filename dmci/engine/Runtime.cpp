@@ -112,7 +112,13 @@ void Runtime::recordTensorOp(int32_t primId, const Value* in, int32_t argc, Valu
 }
 
 std::vector<double> Runtime::backward(const Value& out) {
-  std::vector<double> adj(static_cast<size_t>(nslots_), 0.0);
+  std::vector<double> adj;
+  backward(out, adj);
+  return adj;
+}
+
+void Runtime::backward(const Value& out, std::vector<double>& adj) {
+  adj.assign(static_cast<size_t>(nslots_), 0.0);
   if (out.tag == Tag::Real && out.i >= 0) {
     adj[out.i] = 1.0;
   } else if (out.tag == Tag::Tensor && tensors[out.i].slot >= 0) {
@@ -132,7 +138,6 @@ std::vector<double> Runtime::backward(const Value& out) {
       table[op.prim].adjoint(*this, op, adj);
     }
   }
-  return adj;
 }
 
 SrcPos Runtime::positionOf(int32_t cell) const {

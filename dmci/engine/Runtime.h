@@ -139,6 +139,8 @@ class Runtime {
   // The reverse sweep: returns d(output)/d(slot) for every slot, seeding `out`
   // (a scalar, or every element of a tensor) with adjoint 1.
   std::vector<double> backward(const Value& out);
+  // The same into `adj` (resized and cleared), so repeated runs reuse one buffer.
+  void backward(const Value& out, std::vector<double>& adj);
 
   // --- budgets ---
   [[noreturn]] void budgetExceeded(const char* what) const;
