@@ -5,6 +5,7 @@
 #include <cmath>
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -127,23 +128,17 @@ std::vector<std::string> bindNames(const std::vector<std::string>& binds) {
 }
 
 // Lanes: a lane file or bindings with linspace(...) run as a batch, one lane per value.
-int lanesCommand(const RunArgs& a, const Program& program, const EvalOptions& opts) {
-  auto batch = makeLanes(a.binds, a.laneFile);
-  if (!batch) return reportError(batch.error(), a.json);
-  EvalOptions eo = opts;
-  auto wrts = splitCommas(a.wrt.empty() ? "all" : a.wrt);
-  if (eo.gradient && std::find(wrts.begin(), wrts.end(), "all") != wrts.end())
-    eo.wrt = batch->params;  // every parameter, the lane file's included
-  if (auto err = checkLaneBatch(program, *batch, eo.wrt)) return reportError(*err, a.json);
+int lanesCommand(const RunArgs& a, const Program& program, const LaneBatch& batch, const EvalOptions& eo) {
+  if (auto err = checkLaneBatch(program, batch, eo.wrt)) return reportError(*err, a.json);
   std::vector<double> value;
   std::vector<std::string> keys;
   std::vector<std::vector<double>> gradient;
   json stats;
   if (a.engine == "tensor") {
 #ifdef DMCI_HAVE_TORCH
-    auto ev = evaluateBatch(program, *batch, tensorOptions(eo, a.device, a.float32));
+    auto ev = evaluateBatch(program, batch, tensorOptions(eo, a.device, a.float32));
     if (!ev) return reportError(ev.error(), a.json);
-    value = ev->value, keys = ev->gradientKeys, gradient = ev->gradient;
+    value = std::move(ev->value), keys = std::move(ev->gradientKeys), gradient = std::move(ev->gradient);
     const TensorStats& st = ev->stats;
     stats = {{"groups", st.groups}, {"splits", st.splits}, {"max_groups", st.maxGroups}, {"syncs", st.syncs},
              {"torch_ops", st.torchOps}, {"lane_loops", st.laneLoops}, {"steps", st.steps}};
@@ -151,9 +146,9 @@ int lanesCommand(const RunArgs& a, const Program& program, const EvalOptions& op
     throw UsageError{"--engine tensor: this dmci was built without LibTorch"};
 #endif
   } else {
-    auto ev = evaluateLanes(program, batch->params, batch->values, eo, 0, static_cast<size_t>(batch->lanes()));
+    auto ev = evaluateLanes(program, batch.params, batch.values, eo, 0, static_cast<size_t>(batch.lanes()));
     if (!ev) return reportError(ev.error(), a.json);
-    value = ev->value, keys = ev->gradientKeys, gradient = ev->gradient;
+    value = std::move(ev->value), keys = std::move(ev->gradientKeys), gradient = std::move(ev->gradient);
     // utilisation: time busy over threads x wall time
     stats = {{"steps", ev->steps}, {"threads", ev->threads}, {"seconds", ev->seconds},
              {"utilisation", ev->busySeconds / (ev->threads * std::max(ev->seconds, 1e-12))}};
@@ -201,17 +196,23 @@ int runCommand(const RunArgs& a, bool gradient) {
                          a.json);
     opts.evaluator = std::make_shared<const ComputeGraph>(std::move(*g));
   }
-  if (gradient) {
+  std::optional<LaneBatch> batch;
+  if (lanes) {
+    auto b = makeLanes(a.binds, a.laneFile);
+    if (!b) return reportError(b.error(), a.json);
+    batch = std::move(*b);
+  }
+  if (gradient) {  // "all": every bound parameter (a lane file's included) and every literal
     std::string wrt = a.wrt.empty() ? "all" : a.wrt;
     for (const auto& w : splitCommas(wrt)) {
       if (w == "literals" || w == "all") opts.wrtLiterals = true;
       if (w == "all")
-        for (const auto& n : bindNames(a.binds)) opts.wrt.push_back(n);
+        for (const auto& n : batch ? batch->params : bindNames(a.binds)) opts.wrt.push_back(n);
       else if (w != "literals")
         opts.wrt.push_back(w);
     }
   }
-  if (lanes) return lanesCommand(a, *program, opts);
+  if (batch) return lanesCommand(a, *program, *batch, opts);
   auto seed = parseBinds(a.binds);
   auto free = program->freeParameters();
   for (const auto& s : seed)

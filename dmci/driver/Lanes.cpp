@@ -25,10 +25,9 @@ struct Work {
 
   void fail(size_t lane, const Error& e) {
     std::lock_guard<std::mutex> g(mu);
-    if (lane < errorLane) errorLane = lane, error = e;
-    size_t cur = stopAt.load();
-    while (lane < cur && !stopAt.compare_exchange_weak(cur, lane)) {
-    }
+    if (lane >= errorLane) return;
+    errorLane = lane, error = e;
+    stopAt.store(lane);  // only ever lowered, and only here, under the lock
   }
 };
 

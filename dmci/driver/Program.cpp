@@ -131,6 +131,10 @@ void Evaluator::prepare(const ExprPtr& linked) {
     bool active = opts_.gradient && std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end();
     paramSlots_.push_back(active ? rt_.newSlot() : -1);
   }
+  for (const auto& w : opts_.wrt) {
+    auto it = std::find(params_.begin(), params_.end(), w);
+    wrtSlots_.push_back(it == params_.end() ? -1 : paramSlots_[static_cast<size_t>(it - params_.begin())]);
+  }
   machine_ = std::make_unique<Machine>(*graph_, rt_);
   bool literalLeaves = opts_.gradient && opts_.wrtLiterals;
   machine_->loadConstants(opts_.route == Route::Direct && literalLeaves);
@@ -193,10 +197,7 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
     for (size_t k : literalOrder_) literalKeys_.push_back(literals[k].pos.str());
   }
   ev.gradient.reserve(opts_.wrt.size() + (opts_.wrtLiterals ? literals.size() : 0));
-  for (const auto& w : opts_.wrt) {
-    auto it = std::find(params_.begin(), params_.end(), w);
-    ev.gradient.emplace_back(w, grad(paramSlots_[static_cast<size_t>(it - params_.begin())]));
-  }
+  for (size_t k = 0; k < opts_.wrt.size(); ++k) ev.gradient.emplace_back(opts_.wrt[k], grad(wrtSlots_[k]));
   if (opts_.wrtLiterals) {
     for (size_t k = 0; k < literalOrder_.size(); ++k) {
       const Literal& lit = literals[literalOrder_[k]];

@@ -85,6 +85,7 @@ class Evaluator {
   EvalOptions opts_;
   std::vector<std::string> params_;
   std::vector<int32_t> paramSlots_;            // tape slot of each parameter, -1 when not differentiated
+  std::vector<int32_t> wrtSlots_;              // tape slot of each opts_.wrt name, in that order
   std::shared_ptr<const ComputeGraph> graph_;  // direct: the program's; dmci: mce.scm's
   Runtime rt_;
   std::unique_ptr<Machine> machine_;

@@ -34,7 +34,9 @@ TEST(Collector, CollectingAtNearlyEveryCallChangesNothing) {
   for (Route r : {Route::Direct, Route::Dmci}) {
     for (const char* src : kPrograms) {
       Evaluation plain = run(src, r, 0), collected = run(src, r, 8);
-      if (r == Route::Dmci) EXPECT_GT(collected.stats.collections, 0u) << src;  // mce.scm allocates at every call
+      if (r == Route::Dmci) {
+        EXPECT_GT(collected.stats.collections, 0u) << src;  // mce.scm allocates at every call
+      }
       EXPECT_EQ(plain.value, collected.value) << routeName(r) << " " << src;
       EXPECT_EQ(plain.gradient, collected.gradient) << routeName(r) << " " << src;
     }

@@ -119,7 +119,9 @@ TEST(GraphText, TruncatedTextsNeverCrash) {
   std::string good = printGraph(**mceGraph());
   for (size_t n = 0; n < good.size(); n += good.size() / 97 + 1) {
     auto g = parseGraph(good.substr(0, n), "cut.cg");
-    if (g) EXPECT_NO_THROW(validateGraph(*g));
+    if (g) {
+      EXPECT_NO_THROW(validateGraph(*g));
+    }
   }
 }
 
