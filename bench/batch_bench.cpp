@@ -6,6 +6,11 @@
 //   evals_per_s  B / time per run
 //   speedup      (time per evaluation at B=1) / (time per evaluation at this B), same program, route, device, dtype
 //   groups, splits, syncs, torch_ops   the engine's counts for one run (they do not drift)
+//   roofline     the fraction of the device's memory bandwidth that the compulsory traffic uses: each lane
+//                reads its parameters and writes a value and a gradient component per parameter, so
+//                (2P + 1) numbers per evaluation, times evals/s, over the bandwidth (PERF.md P9)
+// BM_Bandwidth/<device>/<dtype> reports that bandwidth (bytes_per_s): STREAM's triad c = a + 3b over 2^25
+// numbers (2^28 on cuda), the best of 5 runs, by LibTorch and (on the CPU) by a plain loop on every core.
 // Programs: `(* alpha (* x x))` and recursive `poly` (n = 3), whose lanes differ in x only (same
 // control path), and `divergent`, whose lanes differ in recursion depth and branch taken.
 // Environment: DMCI_BATCH_DEVICE=cpu|cuda (default cpu), DMCI_BATCH_MAX_LANES (default 65536 on cpu,
@@ -60,6 +65,19 @@ std::string key(const Case& c, const Setting& s) {
   return c.name + "/" + routeName(s.route) + "/" + s.device + "/" + (s.float32 ? "f32" : "f64");
 }
 
+// The device's bandwidth in bytes/s, measured once per device and dtype.
+double bandwidth(const std::string& device, bool float32) {
+  static std::map<std::string, double> m;
+  std::string k = device + (float32 ? "/f32" : "/f64");
+  if (!m.count(k)) m[k] = deviceBandwidth(device, float32, device == "cuda" ? int64_t{1} << 28 : int64_t{1} << 25);
+  return m[k];
+}
+
+void runBandwidth(benchmark::State& state, const std::string& device, bool float32) {
+  for (auto _ : state) benchmark::DoNotOptimize(bandwidth(device, float32));
+  state.counters["bytes_per_s"] = bandwidth(device, float32);
+}
+
 // Seconds per evaluation at B=1, per program and setting (B=1 runs first).
 std::map<std::string, double>& baseline() {
   static std::map<std::string, double> m;
@@ -98,6 +116,8 @@ void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
   state.counters["splits"] = static_cast<double>(last.stats.splits);
   state.counters["syncs"] = static_cast<double>(last.stats.syncs);
   state.counters["torch_ops"] = static_cast<double>(last.stats.torchOps);
+  double bytes = static_cast<double>(2 * c.params.size() + 1) * (s.float32 ? 4.0 : 8.0);
+  if (double bw = bandwidth(s.device, s.float32); bw > 0) state.counters["roofline"] = bytes / perEval / bw;
 }
 
 std::vector<std::string> listFromEnv(const char* name, const char* fallback) {
@@ -119,6 +139,12 @@ void registerAll() {
   std::string device = dev ? dev : "cpu";
   const char* maxEnv = std::getenv("DMCI_BATCH_MAX_LANES");
   int64_t maxLanes = maxEnv ? std::atoll(maxEnv) : device == "cuda" ? (int64_t{1} << 20) : 65536;
+  for (const auto& d : listFromEnv("DMCI_BATCH_DTYPES", "f64,f32")) {
+    std::string name = "BM_Bandwidth/" + device + "/" + d;
+    benchmark::RegisterBenchmark(name.c_str(), [device, d](benchmark::State& st) { runBandwidth(st, device, d == "f32"); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
   for (const auto& c : cases()) {
     for (const auto& r : listFromEnv("DMCI_BATCH_ROUTES", "direct,dmci")) {
       for (const auto& d : listFromEnv("DMCI_BATCH_DTYPES", "f64,f32")) {

@@ -291,4 +291,8 @@ bool tensorDeviceAvailable(const std::string& device) { return lanes::deviceAvai
 
 void setTensorEngineThreads(int threads) { lanes::setThreads(threads); }
 
+double deviceBandwidth(const std::string& device, bool float32, int64_t elements, int repeats) {
+  return lanes::triadBandwidth(device, float32, elements, repeats);
+}
+
 }  // namespace dmci
