@@ -20,8 +20,12 @@ void expectRoundTrip(const Runtime& rt, const Value& v, Layout14Tag tag) {
   Value back = fromLayout14(rt, l);
   EXPECT_EQ(back.tag, v.tag) << rt.show(v);
   EXPECT_EQ(back.i, v.i) << rt.show(v);
-  if (v.tag == Tag::Real) EXPECT_EQ(back.num, v.num);
-  if (v.tag == Tag::Closure) EXPECT_EQ(back.code, v.code);
+  if (v.tag == Tag::Real) {
+    EXPECT_EQ(back.num, v.num);
+  }
+  if (v.tag == Tag::Closure) {
+    EXPECT_EQ(back.code, v.code);
+  }
   EXPECT_EQ(toLayout14(rt, back), l) << rt.show(v);
 }
 
