@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "driver/JsonNumber.h"
 #include "reports/ErrorHistogram.h"
 
 namespace dmci::reports {
@@ -15,12 +16,7 @@ namespace {
 using json = nlohmann::ordered_json;
 using gate::Status;
 
-// A number for JSON: non-finite ones (which JSON lacks) as the strings "inf", "-inf", "nan".
-json num(double x) {
-  if (std::isnan(x)) return "nan";
-  if (std::isinf(x)) return x > 0 ? "inf" : "-inf";
-  return x;
-}
+json num(double x) { return jsonNumber(x); }  // non-finite as "inf", "-inf", "nan"
 
 json num(const std::optional<double>& x) { return x ? num(*x) : json(nullptr); }
 

@@ -11,6 +11,7 @@
 
 #include "cli/Check.h"
 #include "cli/Fuzz.h"
+#include "driver/JsonNumber.h"
 #include "driver/Lanes.h"
 #include "driver/Program.h"
 #include "expand/Expand.h"
@@ -63,7 +64,7 @@ void addRunOptions(CLI::App* cmd, RunArgs& a) {
   cmd->add_option("--device", a.device, "device of the tensor engine: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_flag("--float32", a.float32, "tensor engine: float32 lanes instead of float64");
-  cmd->add_flag("--json", a.json, "print one JSON object");
+  cmd->add_flag("--json", a.json, "print one JSON object (a non-finite number as the string \"inf\", \"-inf\" or \"nan\")");
   cmd->add_flag("--stats", a.stats, "also print counts: instructions, calls, heap cells, tape entries");
   cmd->add_option("--max-steps", a.steps, "step budget (instructions)");
   cmd->add_option("--max-heap", a.heap, "heap budget (cells, frames and tape entries)");
@@ -115,9 +116,12 @@ int reportError(const Error& e, bool asJson) {
   return e.kind == ErrorKind::Usage ? kUsageError : kProgramError;
 }
 
+json jnum(double x) { return jsonNumber(x); }
+json jnums(const std::vector<double>& xs) { return jsonNumbers(xs); }
+
 json valueJson(const Evaluation& ev) {
-  if (!ev.isTensor) return ev.value;
-  return json{{"shape", ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols})}, {"data", ev.tensor}};
+  if (!ev.isTensor) return jnum(ev.value);
+  return json{{"shape", ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols})}, {"data", jnums(ev.tensor)}};
 }
 
 // The names a list of --bind options binds, in order.
@@ -154,8 +158,8 @@ int lanesCommand(const RunArgs& a, const Program& program, const LaneBatch& batc
              {"utilisation", ev->busySeconds / (ev->threads * std::max(ev->seconds, 1e-12))}};
   }
   json grad = json::object();
-  for (size_t k = 0; k < keys.size(); ++k) grad[keys[k]] = gradient[k];
-  json j{{"lanes", value.size()}, {"value", value}};
+  for (size_t k = 0; k < keys.size(); ++k) grad[keys[k]] = jnums(gradient[k]);
+  json j{{"lanes", value.size()}, {"value", jnums(value)}};
   if (eo.gradient) j["gradient"] = grad;
   if (a.stats) j["stats"] = stats;
   std::cout << j.dump() << "\n";
@@ -228,7 +232,7 @@ int runCommand(const RunArgs& a, bool gradient) {
     if (a.stats) j["stats"] = stats;
     if (gradient) {
       json g = json::object();
-      for (const auto& [k, v] : ev->gradient) g[k] = v;
+      for (const auto& [k, v] : ev->gradient) g[k] = jnum(v);
       j["gradient"] = g;
     }
     std::cout << j.dump() << "\n";

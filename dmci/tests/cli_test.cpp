@@ -64,6 +64,22 @@ TEST_F(Cli, GradWithJsonPrintsTheValueAndTheLiteralGradient) {
   EXPECT_EQ(j, nlohmann::json::parse(R"({"value":22.5,"gradient":{"prog.scm:1:4":9.0}})")) << o.out;
 }
 
+TEST_F(Cli, JsonWritesNonFiniteNumbersAsStringsNotNull) {
+  write("prog.scm", "(* x (exp 1000))");
+  Outcome o = dmci("grad prog.scm --bind x=-2 --wrt x --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":"-inf","gradient":{"x":"inf"}})"))
+      << o.out;
+  // Lanes: 0 * inf is NaN in lane 0; the others are infinite.
+  o = dmci("grad prog.scm --bind 'x=linspace(0,1,3)' --wrt x --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out),
+            nlohmann::json::parse(R"({"lanes":3,"value":["nan","inf","inf"],"gradient":{"x":["inf","inf","inf"]}})"))
+      << o.out;
+  write("prog.scm", "(+ 1 2)");
+  EXPECT_EQ(nlohmann::json::parse(dmci("run prog.scm --json").out), nlohmann::json::parse(R"({"value":3.0})"));
+}
+
 TEST_F(Cli, GradByDmciPrintsWhatDirectPrints) {
   write("prog.scm", "(define (f v) (* 1.5 v v)) (f x)");
   Outcome direct = dmci("grad prog.scm --bind x=2 --json");
