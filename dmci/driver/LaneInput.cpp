@@ -8,7 +8,6 @@
 #include <string>
 
 #include "driver/Lanes.h"
-#include "lower/FreeVars.h"
 
 namespace dmci {
 namespace {
@@ -206,7 +205,7 @@ Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::st
 Result<LaneBatch> parseLaneBindings(const std::vector<std::string>& binds) { return makeLanes(binds, ""); }
 
 std::optional<Error> checkLaneBatch(const Program& p, const LaneBatch& batch, const std::vector<std::string>& wrt) {
-  auto free = freeVars(*p.core());
+  auto free = p.freeParameters();  // a primitive's name is not one: binding it would shadow the primitive
   for (size_t k = 0; k < batch.params.size(); ++k) {
     const std::string& n = batch.params[k];
     if (std::find(batch.params.begin(), batch.params.begin() + static_cast<std::ptrdiff_t>(k), n) !=

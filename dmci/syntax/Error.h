@@ -31,7 +31,7 @@ struct Error {
   ErrorKind kind = ErrorKind::User;
   std::string message;
   SrcPos pos;
-  std::string str() const;  // "file:line:col: kind: message"
+  std::string str() const;  // "file:line:col: kind: message" ("kind: message" when it has no position)
 };
 
 // Thrown inside passes and engines; converted to Result at API boundaries.

@@ -62,6 +62,10 @@ const char* errorKindName(ErrorKind k) {
   return "error";
 }
 
-std::string Error::str() const { return pos.str() + ": " + errorKindName(kind) + ": " + message; }
+std::string Error::str() const {
+  std::string where = pos.str();
+  if (where == fileName(0)) return std::string(errorKindName(kind)) + ": " + message;  // no position: a usage error
+  return where + ": " + errorKindName(kind) + ": " + message;
+}
 
 }  // namespace dmci

@@ -234,6 +234,21 @@ TEST_F(Cli, ABadLaneFileIsAUsageErrorAtItsLineAndColumn) {
   EXPECT_NE(o.err.find("'y' is not a free variable"), std::string::npos) << o.err;
 }
 
+// A primitive's name is not a parameter, in a single run or in lanes: binding it would shadow the primitive.
+TEST_F(Cli, BindingAPrimitivesNameIsAUsageErrorWithOrWithoutLanes) {
+  write("prog.scm", "(sin x)");
+  Outcome o = dmci("run prog.scm --bind x=1 --bind sin=2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "usage-error: --bind sin: not a free variable of prog.scm\n");
+  o = dmci("run prog.scm --bind 'x=linspace(0,1,2)' --bind sin=2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'sin' is not a free variable of prog.scm"), std::string::npos) << o.err;
+  write("lanes.csv", "x,sin\n1,2\n");
+  o = dmci("run prog.scm --lanes lanes.csv");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'sin' is not a free variable of prog.scm"), std::string::npos) << o.err;
+}
+
 // A partial gate run must not overwrite the committed full report unless asked to.
 TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
   fs::create_directories(dir / "c");
