@@ -224,8 +224,12 @@ nlohmann::ordered_json pairJson(const CampaignReport& r, const Failure& f, const
           {"literals", f.shrunk.wrtLiterals},
           {"expect", "pass"},
           {"note", "found by dmci fuzz --seed " + std::to_string(r.seed) + " (case " + std::to_string(f.index) +
-                       "): " + note}};
+                       (f.property == "triangle" ? "" : ", " + f.property + " property") + "): " + note}};
 }
+
+// A failure the gate can rerun: the triangle's, and the lane property's when the case has parameters to
+// vary (written with the lanes checkLanes used).
+bool asPair(const Failure& f) { return f.property == "triangle" || (f.property == "lanes" && !f.shrunk.seed.empty()); }
 
 }  // namespace
 
@@ -248,15 +252,25 @@ std::string saveFailures(const CampaignReport& report, const std::string& dir, s
   bool anyPair = false;
   for (const auto& f : report.failures) {
     std::string stem = "fuzz-" + std::to_string(report.seed) + "-" + std::to_string(f.index);
-    bool pair = f.property == "triangle";
-    std::string file = stem + (pair ? ".scm" : "." + f.property + ".txt");
+    bool pair = asPair(f);
+    std::string file = stem + (f.property == "triangle" ? ".scm" : pair ? ".lanes.scm" : "." + f.property + ".txt");
     std::ofstream out(fs::path(dir) / file, std::ios::binary | std::ios::trunc);
-    if (!pair) out << ";; " << f.property << " failure: " << f.detail << "\n";
+    if (f.property != "triangle") {  // a comment, every line of it (a .lanes.scm file is a program)
+      std::string detail = f.detail;
+      for (size_t at = 0; (at = detail.find('\n', at)) != std::string::npos; at += 4) detail.replace(at, 1, "\n;; ");
+      out << ";; " << f.property << " failure: " << detail << "\n";
+    }
     out << f.shrunk.text;
     if (!out) return "cannot write " + (fs::path(dir) / file).string();
     ++*written;
     if (pair) {
-      manifest["pairs"].push_back(pairJson(report, f, file));
+      auto p = pairJson(report, f, file);
+      if (f.property == "lanes") {
+        nlohmann::ordered_json lanes = nlohmann::ordered_json::object();
+        for (const auto& [name, values] : caseLanes(f.shrunk)) lanes[name] = values;
+        p["lanes"] = lanes;
+      }
+      manifest["pairs"].push_back(p);
       anyPair = true;
     }
   }

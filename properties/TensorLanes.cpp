@@ -11,15 +11,6 @@
 namespace dmci::props {
 namespace {
 
-// How lane k moves each seed value: lane 0 is the seed itself; the others go both ways, near and far, so
-// that lanes part at the program's branches and recursion depths.
-constexpr double kMoves[] = {0, 1e-3, -0.02, 0.1, -0.15, 0.3, 0.5, -0.4, 0.05, -0.7, 0.9, 0.2};
-
-double laneValue(double v, int lane) {
-  double m = kMoves[static_cast<size_t>(lane) % std::size(kMoves)];
-  return v + m * (std::fabs(v) + 0.1);
-}
-
 bool identical(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
 
 // |a - b| <= rel * max(|b|, scale), or both the same non-finite value.
@@ -44,10 +35,9 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
   const int lanes = std::max(1, opts.lanes);
   LaneBatch batch;
   batch.count = lanes;
-  for (const auto& s : c.seed) {
-    batch.params.push_back(s.name);
-    batch.values.emplace_back();
-    for (int k = 0; k < lanes; ++k) batch.values.back().push_back(laneValue(s.value, k));
+  for (auto& [name, values] : caseLanes(c, lanes)) {
+    batch.params.push_back(name);
+    batch.values.push_back(std::move(values));
   }
   EvalOptions eopts;
   eopts.route = opts.route, eopts.wrt = c.wrt, eopts.wrtLiterals = c.wrtLiterals, eopts.budget = opts.budget;

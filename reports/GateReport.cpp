@@ -31,7 +31,8 @@ json pairErrorsJson(const gate::PairErrors& e) {
          {"dmci_vs_direct", num(e.dmciVsDirect)},
          {"direct_vs_fd", num(e.directVsFd)},
          {"dmci_vs_fd", num(e.dmciVsFd)},
-         {"closed_form", num(e.closedForm)}};
+         {"closed_form", num(e.closedForm)},
+         {"batched_vs_alone", num(e.batchedVsAlone)}};
   json byRoute = json::object();
   for (const auto& r : e.byRoute)
     byRoute[routeName(r.route)] = {{"vs_direct", num(r.vsDirect)}, {"vs_fd", num(r.vsFd)}};
@@ -65,6 +66,7 @@ json pairJson(const gate::PairResult& r) {
          {"route_seconds", seconds}};
   if (!r.pair.note.empty()) o["note"] = r.pair.note;
   if (!r.notes.empty()) o["notes"] = r.notes;
+  if (r.lanes) o["lanes"] = r.lanes;
   if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
   return o;
 }
@@ -108,6 +110,7 @@ json summaryJson(const gate::GateRun& run, const gate::GateSummary& s) {
             {"ad", c.ad},
             {"fd", c.fd},
             {"closed_form", c.closedForm},
+            {"batched", c.batched},
             {"floor", c.floor},
             {"relative_error", "|a - b| / max(|b|, floor), b the reference"}}}};
 }
@@ -145,7 +148,8 @@ void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::Gate
       << "tolerance, but by at most " << sci(c.rounding) << " times the oracle's rounding spread (ill-conditioned "
       << "programs; the pair's `notes` in the JSON give the numbers).\n\n";
   o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference " << sci(c.fd)
-    << ", closed form " << sci(c.closedForm) << "; relative error = |a − b| / max(|b|, " << sci(c.floor)
+    << ", closed form " << sci(c.closedForm) << ", lanes batched vs alone "
+    << (c.batched == 0 ? std::string("bit for bit") : sci(c.batched)) << "; relative error = |a − b| / max(|b|, " << sci(c.floor)
     << "), b the reference.\n\n";
   o << "## Errors\n\n| comparison | tolerance | compared | median | max | worst pair |\n"
        "| --- | ---: | ---: | ---: | ---: | --- |\n";

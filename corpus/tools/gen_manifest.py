@@ -42,8 +42,9 @@ PAIRS = []
 
 
 def prog(path, family, seeds, wrt=None, literals=True, cf=None, cv=None, note=None,
-         routes=None, expect="pass"):
-    """Adds one pair per seed. cf(s, L) -> {key: value}; cv(s) -> value; s has mpf values."""
+         routes=None, expect="pass", lanes=None):
+    """Adds one pair per seed. cf(s, L) -> {key: value}; cv(s) -> value; s has mpf values.
+    lanes: {name: [values]} run as one batch and lane by lane (the same for every seed)."""
     if not os.path.exists(os.path.join(CORPUS, path)):
         raise SystemExit("missing program " + path)
     L = lambda needle, occ=1: lit(path, needle, occ)
@@ -66,6 +67,8 @@ def prog(path, family, seeds, wrt=None, literals=True, cf=None, cv=None, note=No
             pair["routes"] = routes
         if note:
             pair["note"] = note
+        if lanes:
+            pair["lanes"] = {k: [float(x) for x in v] for k, v in lanes.items()}
         PAIRS.append(pair)
 
 

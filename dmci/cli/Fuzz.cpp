@@ -152,7 +152,7 @@ CLI::App* addFuzzCommand(CLI::App& app, FuzzArgs& a) {
   c->add_option("--shard", a.shard, "run shard i of N: the case indices equal to i modulo N");
   c->add_option("--json", a.json, "JSON report path ('' for none)");
   c->add_option("--md", a.md, "Markdown report path ('' for none)");
-  c->add_option("--save", a.save, "write shrunk failures here as .scm files plus manifest.json (dmci check DIR)");
+  c->add_option("--save", a.save, "write shrunk failures here: triangle and lane failures as .scm files plus manifest.json pairs (dmci check DIR), others as .txt");
   c->add_option("--jobs,-j", a.jobs, "worker threads")->check(CLI::Range(1, 256));
   c->add_option("--max-depth", a.maxDepth, "largest expression depth budget (1..6)")->check(CLI::Range(1, 6));
   c->add_flag("--no-dmci", a.noDmci, "skip the interpreted route (direct vs the oracle only)");

@@ -52,16 +52,21 @@ Result<Program> loadProgram(const std::string& dir, const std::string& file) {
   return Program::fromText(s.str(), file);
 }
 
-RouteRun runRoute(const Program& program, const GatePair& pair, Route route, const GateOptions& gate) {
-  auto t0 = Clock::now();
-  RouteRun r;
-  r.route = route;
+EvalOptions pairOptions(const GatePair& pair, Route route, const GateOptions& gate) {
   EvalOptions opts;
   opts.route = route;
   opts.gradient = true;
   opts.wrt = pair.wrt;
   opts.wrtLiterals = pair.literals;
   opts.budget = gate.budget;
+  return opts;
+}
+
+RouteRun runRoute(const Program& program, const GatePair& pair, Route route, const GateOptions& gate) {
+  auto t0 = Clock::now();
+  RouteRun r;
+  r.route = route;
+  EvalOptions opts = pairOptions(pair, route, gate);
   auto ev = gate.evaluate ? gate.evaluate(program, pair.bind, opts) : program.evaluate(pair.bind, opts);
   if (ev) {
     r.ok = true;
@@ -230,6 +235,63 @@ void compareClosedForms(PairResult& r, Verdict& v, const Criteria& c, bool smoot
     raise(r.errors.closedForm, v.value("closed value vs oracle", r.oracle.value, *r.pair.closedValue, c.closedForm));
 }
 
+// Lanes: each route runs the pair's lanes as one batch, and each lane alone; value and every gradient
+// component must agree within criteria.batched (0: bit for bit). At most kMaxLaneFailures lanes are named
+// per route.
+void checkLanes(const Program& program, PairResult& r, const GateOptions& opts) {
+  constexpr size_t kMaxLaneFailures = 3;
+  const GatePair& pair = r.pair;
+  if (pair.lanes.empty()) return;
+  const size_t n = pair.laneCount();
+  r.lanes = n;
+  Verdict v(r, opts.criteria);
+  const double tol = opts.criteria.batched;
+  std::vector<std::string> params;
+  std::vector<std::vector<double>> values;
+  for (const auto& b : pair.bind) {
+    params.push_back(b.name);
+    auto it = std::find_if(pair.lanes.begin(), pair.lanes.end(), [&](const auto& l) { return l.first == b.name; });
+    values.push_back(it != pair.lanes.end() ? it->second : std::vector<double>(n, b.value));
+  }
+  for (Route route : pair.routes) {
+    EvalOptions eo = pairOptions(pair, route, opts);
+    std::string name = std::string("lanes, ") + routeName(route);
+    auto batch = opts.evaluateBatch ? opts.evaluateBatch(program, params, values, eo)
+                                    : evaluateLanes(program, params, values, eo);
+    if (!batch) {
+      v.fail(name + ": the batch of " + std::to_string(n) + " lanes failed: " + batch.error().str());
+      raise(r.errors.batchedVsAlone, kInf);
+      continue;
+    }
+    size_t failing = 0;
+    for (size_t lane = 0; lane < n; ++lane) {
+      std::vector<SeedValue> seed;
+      std::string at = name + ", lane " + std::to_string(lane) + " (";
+      for (size_t k = 0; k < params.size(); ++k) {
+        seed.push_back({params[k], values[k][lane]});
+        at += (k ? ", " : "") + params[k] + "=" + formatNumber(values[k][lane]);
+      }
+      at += ")";
+      auto alone = opts.evaluate ? opts.evaluate(program, seed, eo) : program.evaluate(seed, eo);
+      size_t before = r.reasons.size();
+      if (!alone) {
+        v.fail(at + ": fails alone (" + alone.error().str() + ") but not in the batch");
+        raise(r.errors.batchedVsAlone, kInf);
+      } else {
+        raise(r.errors.batchedVsAlone, v.value(at + ": value batched vs alone", batch->value[lane], alone->value, tol));
+        Gradient g;
+        for (size_t k = 0; k < batch->gradientKeys.size(); ++k) g.emplace_back(batch->gradientKeys[k], batch->gradient[k][lane]);
+        raise(r.errors.batchedVsAlone, v.gradients(at + " batched", g, "alone", alone->gradient, tol));
+      }
+      if (r.reasons.size() > before && ++failing == kMaxLaneFailures && lane + 1 < n) {
+        v.fail(name + ": lanes after " + std::to_string(lane) + " not compared (" + std::to_string(kMaxLaneFailures) +
+               " lanes already disagree)");
+        break;
+      }
+    }
+  }
+}
+
 // A status other than the manifest's expectation is a failure.
 void checkExpectation(PairResult& r, Verdict& v) {
   if (!r.oracle.ok) return;
@@ -332,6 +394,7 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
       for (Route route : pair.routes) r.routes.push_back(runRoute(*program, pair, route, opts));
       r.oracle = runOracle(*program, pair, opts.fd);
       measureRounding(*program, r, opts);
+      checkLanes(*program, r, opts);
       judge(r, opts.criteria);
     }
   } catch (const std::exception& e) {

@@ -7,6 +7,8 @@
 //   AD        each interpreted route's gradient vs direct   (criteria.ad)
 //   FD        direct's and each route's gradient vs the FD  (criteria.fd)
 //   closed    the manifest's closed forms vs every gradient  (criteria.closedForm)
+//   lanes     for a pair with "lanes": the lanes run as one batch by each route vs each lane alone,
+//             value and gradient                            (criteria.batched; 0: bit for bit)
 // Gradients are compared by key; the key sets must match exactly. Relative
 // error is |a - b| / max(|b|, criteria.floor), b the reference. A seed the
 // oracle finds nondifferentiable is counted as such, not failed (its engine
@@ -19,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "driver/Lanes.h"
 #include "oracle/Oracle.h"
 #include "oracle/gate/Manifest.h"
 
@@ -36,6 +39,9 @@ struct Criteria {
   // ill-conditioned, and a double evaluation cannot do better. 0 turns this off.
   double rounding = 8;
   int roundingSamples = 4;
+  // Lanes: batched vs each lane alone. The native engine promises bit-for-bit equality (0); an engine whose
+  // kernels may round a batch differently from one lane (LibTorch's vectorised ones) is held to `value`.
+  double batched = 0;
 };
 
 enum class Status { Pass, Fail, Nondifferentiable };
@@ -81,6 +87,7 @@ struct PairErrors {
   std::optional<double> directVsFd;
   std::optional<double> dmciVsFd;  // the worst interpreted route
   std::optional<double> closedForm;
+  std::optional<double> batchedVsAlone;  // lanes: the worst lane, route and component
   std::vector<RouteErrors> byRoute;
 };
 
@@ -92,6 +99,7 @@ struct PairResult {
   std::vector<RouteRun> routes;      // direct first
   OracleRun oracle;
   PairErrors errors;
+  size_t lanes = 0;  // lanes run batched (and alone) per route; 0 for a pair without "lanes"
   double seconds = 0;
 };
 
@@ -102,6 +110,11 @@ struct GateOptions {
   Budget budget;  // for each engine run
   // Runs a route on an engine; empty: Program::evaluate, the native engine.
   std::function<Result<Evaluation>(const Program&, const std::vector<SeedValue>&, const EvalOptions&)> evaluate;
+  // Runs a pair's lanes as one batch (values[param][lane]); empty: evaluateLanes, the native engine's
+  // lanes over every core.
+  std::function<Result<LaneResults>(const Program&, const std::vector<std::string>&,
+                                    const std::vector<std::vector<double>>&, const EvalOptions&)>
+      evaluateBatch;
   // Called (serialised) as each pair finishes: pairs done, pairs in all, the pair's name.
   std::function<void(size_t, size_t, const std::string&)> progress;
 };

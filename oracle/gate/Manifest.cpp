@@ -18,7 +18,7 @@ struct ManifestError {
 };
 
 const std::set<std::string> kPairKeys = {"name",   "file",        "family",       "bind",   "wrt", "literals",
-                                         "expect", "closed_form", "closed_value", "routes", "note"};
+                                         "expect", "closed_form", "closed_value", "routes", "note", "lanes"};
 
 // Names one pair in messages: "pair 3 (physics/kinetic_energy/1)".
 std::string where(size_t index, const json& p) {
@@ -75,6 +75,27 @@ std::vector<Route> parseRoutes(const json& p, const std::string& at) {
   return out;
 }
 
+// "lanes": {"name": [numbers], ...}: names bound in "bind", lists of one length, at least two lanes.
+void parseLanes(const json& p, const std::string& at, GatePair& g) {
+  const json& o = p["lanes"];
+  if (!o.is_object() || o.empty()) throw ManifestError{at + ": 'lanes' must be an object of arrays of numbers"};
+  for (const auto& [k, v] : o.items()) {
+    std::string field = at + ": 'lanes." + k + "'";
+    if (std::none_of(g.bind.begin(), g.bind.end(), [&](const SeedValue& b) { return b.name == k; }))
+      throw ManifestError{field + " names a parameter that 'bind' does not bind"};
+    if (!v.is_array() || v.size() < 2) throw ManifestError{field + " must be an array of at least two numbers"};
+    std::vector<double> values;
+    for (const auto& x : v) {
+      if (!x.is_number()) throw ManifestError{field + " must be an array of at least two numbers"};
+      values.push_back(x.get<double>());
+    }
+    if (!g.lanes.empty() && values.size() != g.laneCount())
+      throw ManifestError{field + " has " + std::to_string(values.size()) + " lanes, but '" + g.lanes.front().first +
+                          "' has " + std::to_string(g.laneCount())};
+    g.lanes.emplace_back(k, std::move(values));
+  }
+}
+
 void parseOptional(const json& p, const std::string& at, GatePair& g) {
   if (p.contains("literals")) {
     if (!p["literals"].is_boolean()) throw ManifestError{at + ": 'literals' must be true or false"};
@@ -94,6 +115,7 @@ void parseOptional(const json& p, const std::string& at, GatePair& g) {
   }
   if (p.contains("routes")) g.routes = parseRoutes(p, at);
   g.note = requireString(p, "note", at, false);
+  if (p.contains("lanes")) parseLanes(p, at, g);
 }
 
 GatePair parsePair(const json& p, size_t index) {

@@ -7,6 +7,9 @@
 //       "literals": true, "expect": "pass" | "nondifferentiable",
 //       "closed_form": {"m": 4.5, "physics/kinetic_energy.scm:1:4": 9.0},   optional
 //       "closed_value": 9.0, "routes": ["direct", "dmci"], "note": "..." } ] }   optional
+//       "lanes": {"v": [1, 2, 3]}   optional: values per lane for some of the bound parameters (the others
+//                                   keep their "bind" value); the gate runs the lanes as one batch and
+//                                   each lane alone, and they must agree
 // A program runs under its manifest name ("file"), so its literal keys read
 // "physics/kinetic_energy.scm:1:4" wherever the corpus lies.
 #pragma once
@@ -35,6 +38,9 @@ struct GatePair {
   std::optional<double> closedValue;
   std::vector<Route> routes{Route::Direct, Route::Dmci};  // always holds Direct, first
   std::string note;
+  // Lanes: parameter name -> one value per lane (every list the same length, at least 2; names bound in `bind`).
+  std::vector<std::pair<std::string, std::vector<double>>> lanes;
+  size_t laneCount() const { return lanes.empty() ? 0 : lanes.front().second.size(); }
 };
 
 struct Manifest {

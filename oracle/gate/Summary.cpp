@@ -65,6 +65,7 @@ GateSummary summarize(const GateRun& run, size_t top) {
   s.comparisons.push_back(distributionOf(run, "direct_vs_fd", c.fd, &PairErrors::directVsFd, top));
   s.comparisons.push_back(distributionOf(run, "dmci_vs_fd", c.fd, &PairErrors::dmciVsFd, top));
   s.comparisons.push_back(distributionOf(run, "closed_form", c.closedForm, &PairErrors::closedForm, top));
+  s.comparisons.push_back(distributionOf(run, "batched_vs_alone", c.batched, &PairErrors::batchedVsAlone, top));
   s.passed = gatePassed(run);
   return s;
 }

@@ -18,7 +18,7 @@ struct StatusCounts {
 
 // One comparison's largest relative error per pair, over the pairs where it was made.
 struct ErrorDistribution {
-  std::string comparison;  // "value", "dmci_vs_direct", "direct_vs_fd", "dmci_vs_fd", "closed_form"
+  std::string comparison;  // "value", "dmci_vs_direct", "direct_vs_fd", "dmci_vs_fd", "closed_form", "batched_vs_alone"
   double tolerance = 0;
   std::vector<double> errors;                         // in manifest order
   std::vector<std::pair<std::string, double>> worst;  // the largest nonzero ones first, with pair names

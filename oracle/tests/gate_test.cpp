@@ -307,6 +307,78 @@ TEST(Gate, AWellConditionedValueOffByOneInABillionStillFails) {
   EXPECT_TRUE(r.notes.empty());
 }
 
+// --- lanes: batched vs each lane alone ---
+
+GatePair mainPairNamed(const std::string& name) {
+  auto m = loadManifest(kMainCorpus);
+  if (!m) throw std::runtime_error(m.error().str());
+  for (const auto& p : m->pairs)
+    if (p.name == name) return p;
+  throw std::runtime_error("no pair " + name);
+}
+
+TEST(Gate, LanesThatPartAtBranchesAndDepthsEqualEachLaneAloneBitForBit) {
+  GatePair p = mainPairNamed("lanes/divergent_depth/1");
+  ASSERT_EQ(p.laneCount(), 12u);
+  PairResult r = checkPair(kMainCorpus, p, GateOptions{});
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.lanes, 12u);
+  ASSERT_TRUE(r.errors.batchedVsAlone.has_value());
+  EXPECT_EQ(*r.errors.batchedVsAlone, 0.0);
+}
+
+TEST(Gate, ABatchThatDiffersFromALaneAloneByOneUlpFailsAndNamesTheLane) {
+  GateOptions opts;
+  opts.evaluateBatch = [](const Program& prog, const std::vector<std::string>& params,
+                          const std::vector<std::vector<double>>& values, const EvalOptions& o) {
+    auto r = evaluateLanes(prog, params, values, o);
+    if (r) r->gradient[0][5] = std::nextafter(r->gradient[0][5], 1e300);  // lane 5's first gradient component
+    return r;
+  };
+  PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts);
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "lanes, direct, lane 5 (c=0.3, n=8, x=2) batched vs alone")) << allReasons(r);
+  EXPECT_TRUE(anyReasonHas(r, "lanes, dmci, lane 5")) << allReasons(r);
+  EXPECT_FALSE(anyReasonHas(r, "lane 4")) << allReasons(r);
+  EXPECT_GT(*r.errors.batchedVsAlone, 0.0);
+  // Held to a tolerance instead (as the tensor engine is), the same batch passes.
+  opts.criteria.batched = 1e-12;
+  EXPECT_EQ(checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts).status, Status::Pass);
+}
+
+TEST(Gate, ALaneThatFailsAloneButNotInTheBatchFails) {
+  GateOptions opts;
+  opts.evaluate = [](const Program& prog, const std::vector<SeedValue>& seed, const EvalOptions& o) -> Result<Evaluation> {
+    for (const auto& s : seed)
+      if (s.name == "x" && s.value == -12) return Error{ErrorKind::Domain, "planted", {}};
+    return prog.evaluate(seed, o);
+  };
+  PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/saturated_tanh/1"), opts);
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "lane 0 (a=1.5, x=-12): fails alone")) << allReasons(r);
+}
+
+TEST(Manifest, LanesNameBoundParametersWithListsOfOneLength) {
+  auto parse = [](const std::string& lanes) {
+    return parseManifest(manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 1, "y": 2},
+                                          "wrt": ["x"], "lanes": )" + lanes + "}"),
+                         "d", "d/manifest.json");
+  };
+  auto ok = parse(R"({"x": [1, 2, 3], "y": [4, 5, 6]})");
+  ASSERT_TRUE(ok) << ok.error().str();
+  EXPECT_EQ(ok->pairs[0].laneCount(), 3u);
+  auto unbound = parse(R"({"z": [1, 2]})");
+  ASSERT_FALSE(unbound);
+  EXPECT_NE(unbound.error().message.find("'lanes.z' names a parameter that 'bind' does not bind"), std::string::npos);
+  auto uneven = parse(R"({"x": [1, 2, 3], "y": [4, 5]})");
+  ASSERT_FALSE(uneven);
+  EXPECT_NE(uneven.error().message.find("'lanes.y' has 2 lanes, but 'x' has 3"), std::string::npos);
+  EXPECT_FALSE(parse(R"({"x": [1]})"));
+  EXPECT_FALSE(parse(R"({"x": [1, "2"]})"));
+  EXPECT_FALSE(parse(R"({})"));
+  EXPECT_FALSE(parse(R"([1, 2])"));
+}
+
 TEST(Gate, LiteralKeysAreRelativeToTheCorpus) {
   PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), GateOptions{});
   const Gradient& g = r.routes.front().gradient;
