@@ -4,12 +4,9 @@
 #include <algorithm>
 #include <cctype>
 #include <memory>
-// GCC 12's <regex> trips its own -Wmaybe-uninitialized (a false positive inside std::function, GCC bug 105562).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
 #include <sstream>
+
+#include "driver/Regex.h"
 
 namespace dmci::props {
 namespace gen = rc::gen;

@@ -8,14 +8,10 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-// GCC 12's <regex> trips its own -Wmaybe-uninitialized (a false positive inside std::function, GCC bug 105562).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
 #include <sstream>
 #include <thread>
 
+#include "driver/Regex.h"
 #include "expand/Expand.h"
 #include "prims/PrimTable.h"
 #include "syntax/Reader.h"
@@ -205,19 +201,15 @@ Outcome checkBadInput(const std::string& text) {
   }
 }
 
-// How lane k moves each seed value: lane 0 is the seed itself; the others go both ways, near and far, so
-// that lanes part at the program's branches and recursion depths.
-double laneSeedValue(double v, int lane) {
-  static constexpr double kMoves[] = {0, 1e-3, -0.02, 0.1, -0.15, 0.3, 0.5, -0.4, 0.05, -0.7, 0.9, 0.2};
-  double m = kMoves[static_cast<size_t>(lane) % std::size(kMoves)];
-  return v + m * (std::fabs(v) + 0.1);
-}
-
 std::vector<std::pair<std::string, std::vector<double>>> caseLanes(const Case& c, int lanes) {
+  // How lane k moves each seed value: lane 0 is the seed itself; the others go both ways, near and far, so
+  // that lanes part at the program's branches and recursion depths.
+  static constexpr double kMoves[] = {0, 1e-3, -0.02, 0.1, -0.15, 0.3, 0.5, -0.4, 0.05, -0.7, 0.9, 0.2};
   std::vector<std::pair<std::string, std::vector<double>>> out;
   for (const auto& s : c.seed) {
     out.emplace_back(s.name, std::vector<double>{});
-    for (int k = 0; k < lanes; ++k) out.back().second.push_back(laneSeedValue(s.value, k));
+    for (int k = 0; k < lanes; ++k)
+      out.back().second.push_back(s.value + kMoves[static_cast<size_t>(k) % std::size(kMoves)] * (std::fabs(s.value) + 0.1));
   }
   return out;
 }

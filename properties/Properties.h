@@ -60,9 +60,8 @@ struct LaneOptions {
   Budget budget{20'000'000, 8'000'000, 10.0};
 };
 Outcome checkLanes(const Case& c, const LaneOptions& opts = {});
-// The value lane `lane` gives a seed value `v` in checkLanes (lane 0: v itself), and the lanes of a case:
-// parameter name -> one value per lane (what `dmci fuzz --save` writes as a lane failure's manifest "lanes").
-double laneSeedValue(double v, int lane);
+// The lanes checkLanes runs a case on: parameter name -> one value per lane, lane 0 the seed itself (what
+// `dmci fuzz --save` writes as a lane failure's manifest "lanes").
 std::vector<std::pair<std::string, std::vector<double>>> caseLanes(const Case& c, int lanes = LaneOptions{}.lanes);
 
 // Arbitrary text run under small budgets: a clean error, or a number the routes and the oracle agree on.

@@ -116,12 +116,9 @@ int reportError(const Error& e, bool asJson) {
   return e.kind == ErrorKind::Usage ? kUsageError : kProgramError;
 }
 
-json jnum(double x) { return jsonNumber(x); }
-json jnums(const std::vector<double>& xs) { return jsonNumbers(xs); }
-
 json valueJson(const Evaluation& ev) {
-  if (!ev.isTensor) return jnum(ev.value);
-  return json{{"shape", ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols})}, {"data", jnums(ev.tensor)}};
+  if (!ev.isTensor) return jsonNumber(ev.value);
+  return json{{"shape", ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols})}, {"data", jsonNumbers(ev.tensor)}};
 }
 
 // The names a list of --bind options binds, in order.
@@ -158,8 +155,8 @@ int lanesCommand(const RunArgs& a, const Program& program, const LaneBatch& batc
              {"utilisation", ev->busySeconds / (ev->threads * std::max(ev->seconds, 1e-12))}};
   }
   json grad = json::object();
-  for (size_t k = 0; k < keys.size(); ++k) grad[keys[k]] = jnums(gradient[k]);
-  json j{{"lanes", value.size()}, {"value", jnums(value)}};
+  for (size_t k = 0; k < keys.size(); ++k) grad[keys[k]] = jsonNumbers(gradient[k]);
+  json j{{"lanes", value.size()}, {"value", jsonNumbers(value)}};
   if (eo.gradient) j["gradient"] = grad;
   if (a.stats) j["stats"] = stats;
   std::cout << j.dump() << "\n";
@@ -232,7 +229,7 @@ int runCommand(const RunArgs& a, bool gradient) {
     if (a.stats) j["stats"] = stats;
     if (gradient) {
       json g = json::object();
-      for (const auto& [k, v] : ev->gradient) g[k] = jnum(v);
+      for (const auto& [k, v] : ev->gradient) g[k] = jsonNumber(v);
       j["gradient"] = g;
     }
     std::cout << j.dump() << "\n";

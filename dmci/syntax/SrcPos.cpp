@@ -63,9 +63,8 @@ const char* errorKindName(ErrorKind k) {
 }
 
 std::string Error::str() const {
-  std::string where = pos.str();
-  if (where == fileName(0)) return std::string(errorKindName(kind)) + ": " + message;  // no position: a usage error
-  return where + ": " + errorKindName(kind) + ": " + message;
+  if (pos.file == 0 && !pos.known()) return std::string(errorKindName(kind)) + ": " + message;  // no position
+  return pos.str() + ": " + errorKindName(kind) + ": " + message;
 }
 
 }  // namespace dmci

@@ -12,14 +12,10 @@
 #include <limits>
 #include <map>
 #include <mutex>
-// GCC 12's <regex> trips its own -Wmaybe-uninitialized (a false positive inside std::function, GCC bug 105562).
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#include <regex>
-#pragma GCC diagnostic pop
 #include <sstream>
 #include <stdexcept>
 
+#include "driver/Regex.h"
 #include "syntax/Datum.h"
 
 namespace dmci::gate {

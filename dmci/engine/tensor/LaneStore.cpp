@@ -75,7 +75,7 @@ double triadBandwidth(const std::string& device, bool float32, int64_t elements,
                   .dtype(float32 ? at::kFloat : at::kDouble)
                   .device(device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU));
   double best = 0;
-  {
+  {  // LibTorch's tensors are freed before the plain loop allocates its own
     at::Tensor a = at::full({elements}, 1.0, opts), b = at::full({elements}, 2.0, opts), c = at::empty({elements}, opts);
     for (int r = 0; r <= repeats; ++r) {  // run 0 warms up (first touch, allocation, kernel load)
       auto t0 = std::chrono::steady_clock::now();
