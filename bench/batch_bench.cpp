@@ -25,6 +25,7 @@
 #include <vector>
 
 #ifdef DMCI_HAVE_TORCH
+#include "driver/Program.h"
 #include "engine/tensor/TensorEngine.h"
 
 namespace {
@@ -88,21 +89,21 @@ void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
   int64_t b = state.range(0);
   auto program = Program::fromText(c.source, "bench.scm");
   if (!program) return state.SkipWithError(program.error().str().c_str());
-  TensorOptions o;
+  EvalOptions o;
   o.route = s.route;
-  o.device = s.device;
-  o.float32 = s.float32;
+  o.tensor = {s.device, s.float32};
   o.wrt = c.params;
-  BatchEvaluator ev(*program, c.params, o);
-  if (const Error* e = ev.setupError()) return state.SkipWithError(e->str().c_str());
+  auto prepared = (*engineNamed("tensor"))->prepare(*program, c.params, o);
+  if (!prepared) return state.SkipWithError(prepared.error().str().c_str());
+  PreparedRun& ev = **prepared;
   std::vector<std::vector<double>> values(c.params.size(), std::vector<double>(static_cast<size_t>(b)));
   for (size_t k = 0; k < values.size(); ++k)
     for (int64_t l = 0; l < b; ++l) values[k][static_cast<size_t>(l)] = c.value(k, l, b);
-  BatchEvaluation last;
+  LaneEvaluation last;
   double seconds = 0;
   for (auto _ : state) {
     auto t0 = std::chrono::steady_clock::now();
-    auto r = ev.run(values);
+    auto r = ev.runLanes(values, b);
     seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (!r) return state.SkipWithError(r.error().str().c_str());
     benchmark::DoNotOptimize(r->value.data());
@@ -112,10 +113,7 @@ void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
   if (b == 1) baseline()[key(c, s)] = perEval;
   state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
   if (baseline().count(key(c, s))) state.counters["speedup"] = baseline()[key(c, s)] / perEval;
-  state.counters["groups"] = static_cast<double>(last.stats.groups);
-  state.counters["splits"] = static_cast<double>(last.stats.splits);
-  state.counters["syncs"] = static_cast<double>(last.stats.syncs);
-  state.counters["torch_ops"] = static_cast<double>(last.stats.torchOps);
+  for (const char* count : {"groups", "splits", "syncs", "torch_ops"}) state.counters[count] = last.counters.get(count);
   double bytes = static_cast<double>(2 * c.params.size() + 1) * (s.float32 ? 4.0 : 8.0);
   if (double bw = bandwidth(s.device, s.float32); bw > 0) state.counters["roofline"] = bytes / perEval / bw;
 }

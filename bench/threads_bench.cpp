@@ -11,7 +11,8 @@
 #include <chrono>
 #include <thread>
 
-#include "driver/Lanes.h"
+#include "driver/Engine.h"
+#include "driver/Program.h"
 
 namespace {
 using namespace dmci;
@@ -49,8 +50,10 @@ void BM_NativeLanes(benchmark::State& state, const char* src, Route route) {
   for (size_t k = 0; k < lanes; ++k) v[1][k] = 1.0 + 1e-3 * static_cast<double>(k);
   const int n = cores();
   auto rate = [&](int threads) {
-    auto r = evaluateLanes(*p, {"alpha", "x"}, v, o, threads);
-    return r ? static_cast<double>(lanes) / r->seconds : 0.0;
+    EvalOptions ot = o;
+    ot.threads = threads;
+    auto r = nativeEngine().evaluateLanes(*p, LaneBatch{{"alpha", "x"}, v, 1}, ot);
+    return r ? static_cast<double>(lanes) / r->counters.get("seconds") : 0.0;
   };
   Rate one, all;
   for (auto _ : state) {

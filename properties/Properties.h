@@ -43,7 +43,7 @@ Outcome checkPrintRead(const DatumPtr& d);
 // The program's expanded core, printed and read back as a program, has the same value by the direct route.
 Outcome checkExpandKeepsMeaning(const Case& c);
 
-// Lanes (in TensorLanes.cpp, built with the tensor engine only): the case's seed varied over `lanes` lanes
+// Lanes (in TensorLanes.cpp; the tensor engine comes from the registry): the case's seed varied over `lanes` lanes
 // (lane 0 the seed itself, the others moved both ways, so lanes part at branches and recursion depths), run
 // by the native engine's parallel lanes and by the tensor engine's batch, and each lane alone. Batched native
 // = alone, bit for bit. Tensor = native within 1e-12 relative (a gradient component that cancels: of the

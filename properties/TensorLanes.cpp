@@ -1,11 +1,12 @@
 // The lane properties: batched = one lane at a time, and the tensor engine = the native engine, on a generated
-// case whose seed is varied over B lanes. (Only this file of properties/ uses the tensor engine.)
+// case whose seed is varied over B lanes. Both engines are taken from the registry (the tensor engine linked in,
+// or its plugin).
 #include <bit>
 #include <cmath>
 #include <optional>
 #include <sstream>
 
-#include "engine/tensor/TensorEngine.h"
+#include "driver/Engine.h"
 #include "properties/Properties.h"
 
 namespace dmci::props {
@@ -39,10 +40,13 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     batch.params.push_back(name);
     batch.values.push_back(std::move(values));
   }
+  auto tensorEngine = engineNamed("tensor");
+  if (!tensorEngine) return {Verdict::Fail, "the lane property needs the tensor engine: " + tensorEngine.error().message};
   EvalOptions eopts;
   eopts.route = opts.route, eopts.wrt = c.wrt, eopts.wrtLiterals = c.wrtLiterals, eopts.budget = opts.budget;
-  TensorOptions topts = tensorOptions(eopts, opts.device);
-  topts.threads = opts.threads;
+  EvalOptions lopts = eopts;
+  lopts.threads = opts.threads;
+  lopts.tensor.device = opts.device;
 
   // Each lane alone, by the native engine.
   std::vector<Result<Evaluation>> alone;
@@ -52,8 +56,8 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     for (size_t j = 0; j < batch.params.size(); ++j) seeds.back().push_back({batch.params[j], batch.values[j][k]});
     alone.push_back(program->evaluate(seeds.back(), eopts));
   }
-  auto native = evaluateBatchNative(*program, batch, topts);
-  auto tensor = evaluateBatch(*program, batch, topts);
+  auto native = nativeEngine().evaluateLanes(*program, batch, lopts);
+  auto tensor = (*tensorEngine)->evaluateLanes(*program, batch, lopts);
   std::string route = std::string(" [") + routeName(opts.route) + "]";
 
   // A lane that fails alone fails both batches (the first such lane, with its error).

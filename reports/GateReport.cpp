@@ -1,6 +1,8 @@
 // Writes the gate's JSON report (per pair and summary) and its Markdown report with SVG error histograms.
 #include "reports/GateReport.h"
 
+#include "driver/AtomicFile.h"
+
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
@@ -210,16 +212,7 @@ void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
   if (!any) o << "None.\n";
 }
 
-Result<bool> writeFile(const std::string& path, const std::string& text) {
-  std::filesystem::path p(path);
-  std::error_code ec;
-  if (p.has_parent_path()) std::filesystem::create_directories(p.parent_path(), ec);
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) return Error{ErrorKind::Io, "cannot write " + path, {}};
-  return true;
-}
+Result<bool> writeFile(const std::string& path, const std::string& text) { return writeFileAtomically(path, text); }
 
 }  // namespace
 

@@ -11,10 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "driver/Engine.h"
 #include "oracle/gate/Gate.h"
-#ifdef DMCI_HAVE_TORCH
-#include "engine/tensor/TensorEngine.h"
-#endif
 #include "oracle/gate/Summary.h"
 #include "reports/GateReport.h"
 
@@ -91,21 +89,15 @@ std::function<void(size_t, size_t, const std::string&)> progressLine(bool enable
   };
 }
 
-// Checks the flags that name something this build lacks.
-std::optional<std::string> unsupported(const CheckArgs& a) {
-  if (a.engine != "native" && a.engine != "tensor") return "--engine " + a.engine + ": expected native or tensor";
-  if (a.device != "cpu" && a.device != "cuda") return "--device " + a.device + ": expected cpu or cuda";
-#ifdef DMCI_HAVE_TORCH
-  if (a.engine == "native" && a.device != "cpu")
-    return "--device " + a.device + ": the native engine runs on the CPU; use --engine tensor";
-  if (a.engine == "tensor" && !tensorDeviceAvailable(a.device))
-    return "--device " + a.device + ": LibTorch finds no such device on this machine";
-#else
-  if (a.engine == "tensor") return "--engine tensor: this dmci was built without LibTorch";
-  if (a.device != "cpu") return "--device " + a.device + ": the native engine runs on the CPU";
-#endif
-  if (a.jobs < 0) return "--jobs must be at least 1 (or 0 for one per hardware thread)";
-  return std::nullopt;
+// The engine the flags name, with their settings checked by the engine itself.
+Result<Engine*> engineFor(const CheckArgs& a) {
+  if (a.jobs < 0) return Error{ErrorKind::Usage, "--jobs must be at least 1 (or 0 for one per hardware thread)", {}};
+  auto engine = engineNamed(a.engine);
+  if (!engine) return engine;
+  EvalOptions probe;
+  probe.tensor.device = a.device;
+  if (auto why = (*engine)->unsupported(probe)) return Error{ErrorKind::Usage, *why, {}};
+  return engine;
 }
 
 // A tolerance: a positive, finite number.
@@ -154,7 +146,8 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
 }
 
 int checkCommand(const CheckArgs& a) {
-  if (auto why = unsupported(a)) return usage(*why);
+  auto engine = engineFor(a);
+  if (!engine) return usage(engine.error().message);
   auto manifest = loadManifest(a.dir);
   if (!manifest) return usage(manifest.error().message);
   std::vector<GatePair> pairs = selectPairs(manifest->pairs, a.filter);
@@ -164,27 +157,14 @@ int checkCommand(const CheckArgs& a) {
   opts.criteria = Criteria{a.tolValue, a.tolAd, a.tolFd, a.tolClosed};
   opts.criteria.rounding = a.rounding;
   opts.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-#ifdef DMCI_HAVE_TORCH
-  if (a.engine == "tensor") {
-    if (opts.jobs > 1) setTensorEngineThreads(1);  // pairs run in parallel; one LibTorch thread each
-    std::string device = a.device;
-    opts.evaluate = [device](const Program& p, const std::vector<SeedValue>& seed, const EvalOptions& o) {
-      return evaluateOnTensorEngine(p, seed, o, device);
-    };
-    // A pair's lanes as one tensor-engine batch; LibTorch's vectorised kernels may round a batch apart from
-    // one lane, so batched vs alone is held to the value tolerance rather than bit for bit.
-    opts.evaluateBatch = [device](const Program& p, const std::vector<std::string>& params,
-                                  const std::vector<std::vector<double>>& values, const EvalOptions& o) -> Result<LaneResults> {
-      LaneBatch batch{params, values, 1};
-      auto b = evaluateBatch(p, batch, tensorOptions(o, device));
-      if (!b) return b.error();
-      LaneResults r;
-      r.value = std::move(b->value), r.gradientKeys = std::move(b->gradientKeys), r.gradient = std::move(b->gradient);
-      return r;
-    };
+  opts.engine = *engine;
+  opts.tensor.device = a.device;
+  if (a.engine != "native") {
+    if (opts.jobs > 1) opts.threads = 1;  // pairs run in parallel; one engine thread each
+    // An engine whose kernels may round a batch differently from one lane (LibTorch's vectorised ones) is held
+    // to the value tolerance for batched vs alone; the native engine to bit-for-bit equality.
     opts.criteria.batched = a.tolValue;
   }
-#endif
   bool terminal = !a.quiet && isatty(fileno(stderr));
   opts.progress = progressLine(terminal);
   GateRun run = runGate(a.dir, pairs, opts);

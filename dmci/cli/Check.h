@@ -9,8 +9,8 @@ struct CheckArgs {
   std::string dir = "corpus";
   // The reports; written to these defaults only by a full native run (the committed report), else only when
   // --json/--md are given.
-  std::string json = "reports/gate.json";
-  std::string md = "reports/gate.md";
+  std::string json = "reports/published/gate.json";
+  std::string md = "reports/published/gate.md";
   bool jsonGiven = false, mdGiven = false;
   std::string filter;
   int jobs = 0;  // 0: one per hardware thread

@@ -10,10 +10,9 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "driver/Engine.h"
 #include "properties/Campaign.h"
-#ifdef DMCI_HAVE_TORCH
-#include "engine/tensor/TensorEngine.h"
-#endif
+#include "reports/FuzzReport.h"
 
 namespace dmci::cli {
 namespace {
@@ -24,101 +23,6 @@ constexpr int kOk = 0, kFailed = 1, kUsage = 2;
 
 double pct(uint64_t k, uint64_t n) { return n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0; }
 double rate(const CampaignReport& r) { return r.seconds > 0 ? static_cast<double>(r.cases) / r.seconds : 0.0; }
-
-json failureJson(const props::Failure& f) {
-  json seed = json::object();
-  for (const auto& s : f.shrunk.seed) seed[s.name] = s.value;
-  return {{"index", f.index},       {"property", f.property}, {"family", f.shrunk.family},
-          {"program", f.shrunk.text}, {"seed", seed},          {"wrt", f.shrunk.wrt},
-          {"literals", f.shrunk.wrtLiterals}, {"detail", f.detail}, {"original", f.original},
-          {"shrink_steps", f.shrinkSteps}, {"reproduce", props::describe(f.shrunk)}};
-}
-
-json reportJson(const CampaignReport& r) {
-  json failures = json::array();
-  for (const auto& f : r.failures) failures.push_back(failureJson(f));
-  return {{"seed", r.seed},
-          {"shard", std::to_string(r.shard) + "/" + std::to_string(r.shards)},
-          {"jobs", r.jobs},
-          {"cases", r.cases},
-          {"pass", r.pass},
-          {"nondifferentiable", r.nondifferentiable},
-          {"ill_conditioned", r.illConditioned},
-          {"failed", r.failed},
-          {"recursive_percent", pct(r.recursive, r.cases)},
-          {"higher_order_percent", pct(r.higherOrder, r.cases)},
-          {"syntax_checks", r.syntaxChecks},
-          {"bad_input_checks", r.badInputChecks},
-          {"lane_checks", r.laneChecks},
-          {"lane_checks_ill_conditioned", r.laneIllConditioned},
-          {"by_family", r.byFamily},
-          {"by_depth", r.byDepth},
-          {"by_tag", r.byTag},
-          {"nondifferentiable_reasons", r.nondifferentiableReasons},
-          {"seconds", r.seconds},
-          {"cases_per_second", rate(r)},
-          {"failures", failures}};
-}
-
-void countTable(std::ostream& out, const char* what, const std::map<std::string, uint64_t>& counts, uint64_t n) {
-  out << "\n| " << what << " | cases | % |\n| --- | ---: | ---: |\n";
-  for (const auto& [k, v] : counts) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf, "%.1f", pct(v, n));
-    out << "| " << k << " | " << v << " | " << buf << " |\n";
-  }
-}
-
-void writeMarkdown(std::ostream& out, const CampaignReport& r) {
-  char line[256];
-  out << "# dmci fuzz report\n\n";
-  std::snprintf(line, sizeof line,
-                "Seed %llu, shard %d/%d, %d jobs: **%llu cases** in %.1f s (%.1f cases/s); %llu pass, %llu "
-                "nondifferentiable, **%llu failed**.\n",
-                static_cast<unsigned long long>(r.seed), r.shard, r.shards, r.jobs,
-                static_cast<unsigned long long>(r.cases), r.seconds, rate(r), static_cast<unsigned long long>(r.pass),
-                static_cast<unsigned long long>(r.nondifferentiable), static_cast<unsigned long long>(r.failed));
-  out << line;
-  std::snprintf(line, sizeof line,
-                "\nRecursive: %.1f%%. Higher-order: %.1f%%. Syntax checks: %llu. Bad-input checks: %llu. Lane checks "
-                "(batched = alone, tensor = native): %llu.\n",
-                pct(r.recursive, r.cases), pct(r.higherOrder, r.cases), static_cast<unsigned long long>(r.syntaxChecks),
-                static_cast<unsigned long long>(r.badInputChecks), static_cast<unsigned long long>(r.laneChecks));
-  out << line;
-  std::snprintf(line, sizeof line,
-                "\nIll-conditioned: %llu cases passed with a value that misses the 100-digit oracle's by more than "
-                "1e-12 relative but by at most 8x its rounding spread (random-rounding runs of the oracle).\n",
-                static_cast<unsigned long long>(r.illConditioned));
-  out << line;
-  std::snprintf(line, sizeof line,
-                "Lane checks passed as ill-conditioned (tensor and native differ by more than 1e-12: values within "
-                "the rounding spread, gradients both within 1e-6 of the finite difference and 1e-8 of each other): "
-                "%llu.\n",
-                static_cast<unsigned long long>(r.laneIllConditioned));
-  out << line;
-  countTable(out, "family (top form)", r.byFamily, r.cases);
-  countTable(out, "tag (anywhere)", r.byTag, r.cases);
-  countTable(out, "depth", r.byDepth, r.cases);
-  if (!r.nondifferentiableReasons.empty()) {
-    out << "\n## Nondifferentiable seeds (first few)\n\n";
-    for (const auto& why : r.nondifferentiableReasons) out << "- " << why << "\n";
-  }
-  out << "\n## Failures\n\n" << (r.failures.empty() ? "None.\n" : "");
-  for (const auto& f : r.failures) {
-    out << "### case " << f.index << ": " << f.property << " (" << f.shrunk.family << ", " << f.shrinkSteps
-        << " shrink steps)\n\n```scheme\n" << props::describe(f.shrunk) << "\n```\n\n```\n" << f.detail << "\n```\n\n";
-  }
-}
-
-bool writeFile(const std::string& path, const std::string& text) {
-  if (path.empty()) return true;
-  auto parent = std::filesystem::path(path).parent_path();
-  std::error_code ec;
-  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  return bool(out);
-}
 
 bool parseShard(const std::string& s, int& shard, int& shards) {
   auto slash = s.find('/');
@@ -178,30 +82,31 @@ int fuzzCommand(const FuzzArgs& a) {
   o.maxDepth = a.maxDepth;
   o.triangle.dmci = !a.noDmci;
   o.lanesEvery = a.lanesEvery;
-#ifdef DMCI_HAVE_TORCH
+  std::string lanesOff;  // why the lane checks cannot run, said in the output (never skipped silently)
   if (a.lanesEvery > 0) {
-    setTensorEngineThreads(1);  // the campaign's jobs use the cores
-    bool dmci = !a.noDmci;
-    o.lanes = [dmci](const props::Case& c, Route route) {
-      props::LaneOptions lo;
-      lo.route = dmci ? route : Route::Direct;
-      lo.threads = 1;
-      if (lo.route == Route::Dmci) lo.lanes = 5;
-      return props::checkLanes(c, lo);
-    };
+    auto tensor = engineNamed("tensor");
+    if (!tensor) {
+      lanesOff = tensor.error().message;
+    } else {
+      bool dmci = !a.noDmci;
+      o.lanes = [dmci](const props::Case& c, Route route) {
+        props::LaneOptions lo;
+        lo.route = dmci ? route : Route::Direct;
+        lo.threads = 1;  // the campaign's jobs use the cores
+        if (lo.route == Route::Dmci) lo.lanes = 5;
+        return props::checkLanes(c, lo);
+      };
+    }
   }
-#endif
   std::printf("dmci fuzz: seed %llu, shard %d/%d, %d jobs, %s\n", static_cast<unsigned long long>(o.seed), o.shard,
               o.shards, o.jobs,
               o.seconds > 0 ? (std::to_string(o.seconds) + " s").c_str() : (std::to_string(o.cases) + " cases").c_str());
+  if (!lanesOff.empty()) std::printf("dmci fuzz: lane checks off: %s\n", lanesOff.c_str());
   std::fflush(stdout);
   if (!a.quiet && isatty(fileno(stderr))) o.progress = [&o](const CampaignReport& r) { progressLine(r, o); };
   CampaignReport r = props::runCampaign(o);
   if (o.progress) std::fprintf(stderr, "\n");
-  std::ostringstream md;
-  writeMarkdown(md, r);
-  if (!writeFile(a.json, reportJson(r).dump(2) + "\n") || !writeFile(a.md, md.str()))
-    std::cerr << "dmci fuzz: cannot write the reports\n";
+  if (auto err = reports::writeFuzzReports(r, a.json, a.md)) std::cerr << "dmci fuzz: " << *err << "\n";
   for (const auto& f : r.failures)
     std::printf("\nFAIL case %llu (%s):\n%s\n%s\n", static_cast<unsigned long long>(f.index), f.property.c_str(),
                 props::describe(f.shrunk).c_str(), f.detail.c_str());

@@ -1,5 +1,5 @@
-// Lanes from the command line: --bind NAME=NUMBER (the same in every lane), NAME=linspace(a,b,B), and a lane file
-// (CSV or JSON, one value per lane for each named parameter). Both engines take the batch this makes.
+// Parameter values from the command line: --bind NAME=NUMBER (the same in every lane), NAME=linspace(a,b,B), and a
+// lane file (CSV or JSON, one value per lane for each named parameter). Every engine takes the batch this makes.
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -7,7 +7,8 @@
 #include <sstream>
 #include <string>
 
-#include "driver/Lanes.h"
+#include "driver/LaneInput.h"
+#include "driver/Program.h"
 
 namespace dmci {
 namespace {
@@ -204,6 +205,38 @@ Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::st
 
 Result<LaneBatch> parseLaneBindings(const std::vector<std::string>& binds) { return makeLanes(binds, ""); }
 
+std::vector<SeedValue> LaneBatch::seed(size_t lane) const {
+  std::vector<SeedValue> out;
+  for (size_t k = 0; k < params.size(); ++k) out.push_back({params[k], values[k][lane]});
+  return out;
+}
+
+bool asksForLanes(const std::vector<std::string>& binds, const std::string& laneFile) {
+  return !laneFile.empty() || std::any_of(binds.begin(), binds.end(), [](const std::string& b) {
+           return b.find("linspace(") != std::string::npos;
+         });
+}
+
+namespace {
+// The one "no --bind value" check, for seeds and batches.
+std::optional<Error> wrtBound(const std::vector<std::string>& names, const std::vector<std::string>& wrt) {
+  for (const auto& w : wrt)
+    if (std::find(names.begin(), names.end(), w) == names.end())
+      return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<Error> checkSeed(const std::vector<SeedValue>& seed, const std::vector<std::string>& wrt) {
+  std::vector<std::string> names;
+  for (const auto& b : seed) {
+    if (std::find(names.begin(), names.end(), b.name) != names.end())
+      return Error{ErrorKind::Usage, "parameter '" + b.name + "' is bound twice", {}};
+    names.push_back(b.name);
+  }
+  return wrtBound(names, wrt);
+}
+
 std::optional<Error> checkLaneBatch(const Program& p, const LaneBatch& batch, const std::vector<std::string>& wrt) {
   auto free = p.freeParameters();  // a primitive's name is not one: binding it would shadow the primitive
   for (size_t k = 0; k < batch.params.size(); ++k) {
@@ -214,9 +247,7 @@ std::optional<Error> checkLaneBatch(const Program& p, const LaneBatch& batch, co
     if (std::find(free.begin(), free.end(), n) == free.end())
       return Error{ErrorKind::Usage, "parameter '" + n + "' is not a free variable of " + p.file(), {}};
   }
-  for (const auto& w : wrt)
-    if (std::find(batch.params.begin(), batch.params.end(), w) == batch.params.end())
-      return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
+  if (auto err = wrtBound(batch.params, wrt)) return err;
   if (batch.values.size() != batch.params.size())
     return Error{ErrorKind::Usage, "a lane batch needs one value list per parameter", {}};
   for (const auto& v : batch.values)

@@ -4,13 +4,14 @@
 #include <algorithm>
 #include <fstream>
 #include <sstream>
-#include <tuple>
+#include <optional>
 
+#include "driver/Engine.h"
+#include "engine/ValueText.h"
 #include "expand/Expand.h"
 #include "lower/FreeVars.h"
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
-#include "mce/Mce.h"
 #include "prims/PrimTable.h"
 #include "syntax/Reader.h"
 
@@ -23,6 +24,12 @@ const char* routeName(Route r) {
     case Route::Dmci2: return "dmci2";
   }
   return "?";
+}
+
+std::optional<Route> parseRoute(const std::string& name) {
+  for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2})
+    if (name == routeName(r)) return r;
+  return std::nullopt;
 }
 
 Result<Program> Program::fromText(const std::string& text, const std::string& file) {
@@ -63,69 +70,50 @@ Result<ComputeGraph> Program::compile(const std::vector<std::string>& params) co
   });
 }
 
+Result<Program> Program::fromStream(std::istream& in, const std::string& file) {
+  std::ostringstream s;
+  s << in.rdbuf();
+  return fromText(s.str(), file);
+}
+
 Result<Evaluation> Program::evaluate(const std::vector<SeedValue>& seed, const EvalOptions& opts) const {
-  std::vector<std::string> names;
-  std::vector<double> values;
-  for (const auto& b : seed) {
-    if (std::find(names.begin(), names.end(), b.name) != names.end())
-      return Error{ErrorKind::Usage, "parameter '" + b.name + "' is bound twice", {}};
-    names.push_back(b.name);
-    values.push_back(b.value);
-  }
-  for (const auto& w : opts.wrt)
-    if (std::find(names.begin(), names.end(), w) == names.end())
-      return Error{ErrorKind::Usage, "--wrt names '" + w + "', which has no --bind value", {}};
-  Evaluator ev(*this, names, opts);
-  if (ev.setupError()) return *ev.setupError();
-  return ev.run(values);
+  return nativeEngine().evaluate(*this, seed, opts);
 }
 
 Evaluator::Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts)
     : opts_(std::move(opts)), params_(std::move(params)), rt_(opts_.budget) {
-  auto linked = catchErrors([&] { return linkPrelude(p.core(), params_); });
-  if (!linked) {
-    setupErr_ = linked.error();
-    return;
-  }
-  if (opts_.route == Route::Direct) {
-    auto g = lower(*linked, LowerOptions{params_});
-    if (!g) {
-      setupErr_ = g.error();
-      return;
-    }
-    graph_ = std::make_shared<const ComputeGraph>(std::move(*g));
-  } else if (opts_.evaluator) {
-    graph_ = opts_.evaluator;
-  } else {
-    auto g = mceGraph();
-    if (!g) {
-      setupErr_ = g.error();
-      return;
-    }
-    graph_ = *g;
-  }
-  auto prepared = catchErrors([&] {
-    prepare(*linked);
-    return true;
-  });
+  auto prepared = prepareProgram(p, params_, opts_);
   if (!prepared) {
     setupErr_ = prepared.error();
+    return;
+  }
+  graph_ = prepared->graph;
+  auto ok = catchErrors([&] {
+    prepare(*prepared);
+    return true;
+  });
+  if (!ok) {
+    setupErr_ = ok.error();
     return;
   }
   setup_ = true;
 }
 
-// The position of the expression whose value is the program's value.
-static SrcPos valuePosition(const CoreExpr* e) {
-  for (;;) {
-    if (e->kind == CoreKind::Let || e->kind == CoreKind::Letrec) e = e->body.get();
-    else if (e->kind == CoreKind::Begin) e = e->kids.back().get();
-    else return e->pos;
+Evaluator::Evaluator(const PreparedProgram& p, EvalOptions opts)
+    : opts_(std::move(opts)), params_(p.params), graph_(p.graph), rt_(opts_.budget) {
+  auto ok = catchErrors([&] {
+    prepare(p);
+    return true;
+  });
+  if (!ok) {
+    setupErr_ = ok.error();
+    return;
   }
+  setup_ = true;
 }
 
-void Evaluator::prepare(const ExprPtr& linked) {
-  valuePos_ = valuePosition(linked.get());
+void Evaluator::prepare(const PreparedProgram& p) {
+  valuePos_ = p.valuePos;
   rt_.reset();
   for (const auto& name : params_) {
     bool active = opts_.gradient && std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end();
@@ -139,10 +127,9 @@ void Evaluator::prepare(const ExprPtr& linked) {
   bool literalLeaves = opts_.gradient && opts_.wrtLiterals;
   machine_->loadConstants(opts_.route == Route::Direct && literalLeaves);
   if (opts_.route != Route::Direct) {
-    bool tower = opts_.route == Route::Dmci2;
-    auto args = mceArguments(rt_, *programData(*linked), params_, literalLeaves ? &literals_ : nullptr, tower);
+    auto args = p.dmciInput(rt_, literalLeaves ? &literals_ : nullptr);
     analysed_ = machine_->run(args.graph);
-    if (tower) analysed_ = machine_->call(analysed_, {args.tower});
+    if (opts_.route == Route::Dmci2) analysed_ = machine_->call(analysed_, {args.tower});
   }
   mark_ = rt_.mark();
 }
@@ -174,6 +161,9 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
     ev.rank = r.rank, ev.rows = r.rows, ev.cols = r.cols;
     ev.tensor.assign(rt_.tdata(out), rt_.tdata(out) + r.size());
     for (double x : ev.tensor) ev.value += x;
+  } else if (!opts_.gradient) {  // any value: `dmci run` prints it
+    ev.written = writeValue(rt_, out);
+    ev.json = valueJson(rt_, out);
   } else {
     throw DmciError(ErrorKind::Type, "the program's value must be a number or a tensor, got " + rt_.show(out),
                     valuePos_);
@@ -181,31 +171,26 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
   ev.stats = machine_->stats();
   ev.heapCells = rt_.heap.size();
   ev.tapeEntries = rt_.tape.size();
+  ev.counters.set("steps", static_cast<double>(ev.stats.steps));
+  ev.counters.set("calls", static_cast<double>(ev.stats.calls));
+  ev.counters.set("max_frames", static_cast<double>(ev.stats.maxFrames));
+  ev.counters.set("heap_cells", static_cast<double>(ev.heapCells));
+  ev.counters.set("tape_entries", static_cast<double>(ev.tapeEntries));
   if (!opts_.gradient) return ev;
   rt_.backward(out, adj_);
   const std::vector<double>& adj = adj_;
   auto grad = [&](int32_t slot) { return slot >= 0 && slot < static_cast<int32_t>(adj.size()) ? adj[slot] : 0.0; };
-  if (opts_.wrtLiterals && literalOrder_.size() != literals.size()) {
-    // Literals in source order, once: a literal the expander duplicated counts once, with the summed gradient.
-    literalOrder_.resize(literals.size());
-    for (size_t k = 0; k < literals.size(); ++k) literalOrder_[k] = k;
-    std::stable_sort(literalOrder_.begin(), literalOrder_.end(), [&](size_t a, size_t b) {
-      const SrcPos &pa = literals[a].pos, &pb = literals[b].pos;
-      return std::tie(pa.file, pa.line, pa.col) < std::tie(pb.file, pb.line, pb.col);
-    });
-    literalKeys_.clear();
-    for (size_t k : literalOrder_) literalKeys_.push_back(literals[k].pos.str());
+  if (opts_.wrtLiterals && !literalKeysReady_) {
+    literalKeys_ = literalKeys(literals);
+    literalKeysReady_ = true;
   }
-  ev.gradient.reserve(opts_.wrt.size() + (opts_.wrtLiterals ? literals.size() : 0));
+  ev.gradient.reserve(opts_.wrt.size() + (opts_.wrtLiterals ? literalKeys_.size() : 0));
   for (size_t k = 0; k < opts_.wrt.size(); ++k) ev.gradient.emplace_back(opts_.wrt[k], grad(wrtSlots_[k]));
   if (opts_.wrtLiterals) {
-    for (size_t k = 0; k < literalOrder_.size(); ++k) {
-      const Literal& lit = literals[literalOrder_[k]];
-      if (k > 0 && lit.pos == literals[literalOrder_[k - 1]].pos) {
-        ev.gradient.back().second += grad(lit.slot);
-        continue;
-      }
-      ev.gradient.emplace_back(literalKeys_[k], grad(lit.slot));
+    for (const auto& [key, at] : literalKeys_) {
+      double g = grad(literals[at[0]].slot);
+      for (size_t j = 1; j < at.size(); ++j) g += grad(literals[at[j]].slot);
+      ev.gradient.emplace_back(key, g);
     }
   }
   return ev;

@@ -1,4 +1,4 @@
-// The pipeline as one API: read -> expand -> link prelude -> lower -> run, by either route.
+// The pipeline as one API: read -> expand -> link prelude -> lower -> run, by either route, on the native engine.
 //
 //   direct  the program itself is lowered to a ComputeGraph and run;
 //   dmci    the compiled mce.scm runs the program as data (see mce/Mce.h);
@@ -12,43 +12,14 @@
 #include <utility>
 #include <vector>
 
+#include "driver/Evaluation.h"
+#include "driver/Options.h"
+#include "driver/Prepare.h"
 #include "engine/Machine.h"
 #include "expand/CoreExpr.h"
 #include "lower/ComputeGraph.h"
 
 namespace dmci {
-
-enum class Route { Direct, Dmci, Dmci2 };
-const char* routeName(Route r);
-
-// One seed binding: a free variable of the program and its value.
-struct SeedValue {
-  std::string name;
-  double value;
-};
-
-struct EvalOptions {
-  Route route = Route::Direct;
-  bool gradient = true;
-  std::vector<std::string> wrt;  // parameter names to differentiate
-  bool wrtLiterals = false;      // also every numeric literal
-  Budget budget;
-  // Heap cells a run allocates between collections (0: never collect; tests make it tiny).
-  size_t collectAfter = size_t{1} << 20;
-  // The evaluator's graph for the dmci routes; null: the one embedded at build time.
-  std::shared_ptr<const ComputeGraph> evaluator;
-};
-
-struct Evaluation {
-  double value = 0;               // the program's value (a tensor's: the sum of its entries)
-  bool isTensor = false;
-  std::vector<double> tensor;     // a tensor value's entries, row-major
-  int rows = 0, cols = 0, rank = 0;
-  std::vector<std::pair<std::string, double>> gradient;  // wrt names in order, then literals in source order
-  RunStats stats;
-  uint64_t heapCells = 0;  // at the end of the run, after any collections
-  uint64_t tapeEntries = 0;
-};
 
 // A program read and expanded once, ready to run with any seed by any route.
 class Program {
@@ -63,20 +34,24 @@ class Program {
 
   // The direct route's graph for these parameter names.
   Result<ComputeGraph> compile(const std::vector<std::string>& params) const;
-  // Runs once (compiling on every call; use Evaluator to repeat).
+  // Runs once on the native engine (preparing on every call; use Evaluator, or an Engine's prepare, to repeat).
   Result<Evaluation> evaluate(const std::vector<SeedValue>& seed, const EvalOptions& opts) const;
+  // Reads a program from text given on the command line or standard input (named `file` in positions).
+  static Result<Program> fromStream(std::istream& in, const std::string& file);
 
  private:
   std::string file_;
   ExprPtr core_;
 };
 
-// A program prepared for repeated evaluation with one set of parameter names.
-// Set-up happens once: the direct route lowers the program and builds its
-// constants; the dmci routes build the program as data and let mce.scm
-// analyse it. Each run then frees only what the run itself built.
+// The native engine's prepared program, for repeated evaluation with one set of parameter names.
+// Set-up happens once: the direct route builds the program's constants; the
+// dmci routes build the program as data and let mce.scm analyse it. Each run
+// then frees only what the run itself built.
 class Evaluator {
  public:
+  Evaluator(const PreparedProgram& p, EvalOptions opts);
+  // Prepares `p` first (prepareProgram), for these parameter names.
   Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts);
   Result<Evaluation> run(const std::vector<double>& values);
   const Error* setupError() const { return setup_ ? nullptr : &setupErr_; }
@@ -98,10 +73,12 @@ class Evaluator {
   // Reused by every run, so that a run allocates little beyond its result.
   std::vector<Value> params_scratch_, args_scratch_;
   std::vector<double> adj_;
-  std::vector<size_t> literalOrder_;    // the literals in source order (positions do not change between runs)
-  std::vector<std::string> literalKeys_;  // "file:line:col" of each, in that order
+  // The literals' gradient keys in source order, each with the literals at that position (positions do not
+  // change between runs, so this is computed once).
+  std::vector<std::pair<std::string, std::vector<size_t>>> literalKeys_;
+  bool literalKeysReady_ = false;
 
-  void prepare(const ExprPtr& linked);
+  void prepare(const PreparedProgram& p);
   Evaluation finish(const Value& out, const std::vector<Literal>& literals);
 };
 

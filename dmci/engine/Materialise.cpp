@@ -33,4 +33,10 @@ Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
   return Value::nil();
 }
 
+Value heapList(Runtime& rt, const std::vector<Value>& vs) {
+  Value l = Value::nil();
+  for (size_t k = vs.size(); k-- > 0;) l = rt.cons(vs[k], l);
+  return l;
+}
+
 }  // namespace dmci

@@ -20,4 +20,7 @@ struct Literal {
 Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
                   std::vector<std::pair<int32_t, SrcPos>>* cellPos = nullptr);
 
+// A list of values on the heap.
+Value heapList(Runtime& rt, const std::vector<Value>& vs);
+
 }  // namespace dmci

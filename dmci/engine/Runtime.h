@@ -99,6 +99,8 @@ class Runtime {
   Value newTensor(int32_t rank, int32_t rows, int32_t cols);  // data zeroed, constant
   TensorRec& tensor(const Value& t) { return tensors[t.i]; }
   double* tdata(const Value& t) { return tensorData.data() + tensors[t.i].data; }
+  const TensorRec& tensor(const Value& t) const { return tensors[t.i]; }
+  const double* tdata(const Value& t) const { return tensorData.data() + tensors[t.i].data; }
   std::vector<TensorRec> tensors;
   std::vector<double> tensorData;
 

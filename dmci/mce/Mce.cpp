@@ -66,12 +66,6 @@ Value symbolList(Runtime& rt, const std::vector<std::string>& names) {
 
 }  // namespace
 
-Value heapList(Runtime& rt, const std::vector<Value>& vs) {
-  Value l = Value::nil();
-  for (size_t k = vs.size(); k-- > 0;) l = rt.cons(vs[k], l);
-  return l;
-}
-
 const std::string& mceSource() {
   static const std::string s = kMceSource;
   return s;

@@ -33,7 +33,5 @@ struct MceArguments {
 };
 MceArguments mceArguments(Runtime& rt, const Datum& program, const std::vector<std::string>& names,
                           std::vector<Literal>* literals, bool tower);
-// A list of values on the heap.
-Value heapList(Runtime& rt, const std::vector<Value>& vs);
 
 }  // namespace dmci

@@ -241,6 +241,12 @@ std::string formatNumber(double v) {
   if (std::isnan(v)) return "+nan.0";
   if (std::isinf(v)) return v > 0 ? "+inf.0" : "-inf.0";
   char buf[64];
+  // An integral value a user reads as an integer prints as one (200000, not 2e+05); beyond 1e21 (where
+  // JavaScript and Python switch too), or for a non-integer, the shortest form that reads back the same.
+  if (v == std::floor(v) && std::fabs(v) < 1e21) {
+    auto r = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+    return std::string(buf, r.ptr);
+  }
   auto r = std::to_chars(buf, buf + sizeof buf, v);
   return std::string(buf, r.ptr);
 }

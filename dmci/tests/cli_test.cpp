@@ -239,7 +239,7 @@ TEST_F(Cli, BindingAPrimitivesNameIsAUsageErrorWithOrWithoutLanes) {
   write("prog.scm", "(sin x)");
   Outcome o = dmci("run prog.scm --bind x=1 --bind sin=2");
   EXPECT_EQ(o.code, 2);
-  EXPECT_EQ(o.err, "usage-error: --bind sin: not a free variable of prog.scm\n");
+  EXPECT_EQ(o.err, "usage-error: parameter 'sin' is not a free variable of prog.scm\n");
   o = dmci("run prog.scm --bind 'x=linspace(0,1,2)' --bind sin=2");
   EXPECT_EQ(o.code, 2);
   EXPECT_NE(o.err.find("'sin' is not a free variable of prog.scm"), std::string::npos) << o.err;
@@ -262,6 +262,111 @@ TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
   EXPECT_TRUE(fs::exists(dir / "part.json"));
   o = dmci("check c --quiet");
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_TRUE(fs::exists(dir / "reports/gate.json"));
-  EXPECT_TRUE(fs::exists(dir / "reports/gate.md"));
+  EXPECT_TRUE(fs::exists(dir / "reports/published/gate.json"));
+  EXPECT_TRUE(fs::exists(dir / "reports/published/gate.md"));
 }
+
+// --- a Scheme user's first minute: any value printed, -e and standard input, the engines ---
+
+TEST_F(Cli, RunPrintsAnyValueAsASchemeDatumByEveryRoute) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"(list 1 (< 1 2) (quote a))", "(1 #t a)"},
+      {"(< 2 1)", "#f"},
+      {"'()", "()"},
+      {"(quote sym)", "sym"},
+      {"\"a \\\"quoted\\\" text\"", "\"a \\\"quoted\\\" text\""},
+      {"#\\a", "#\\a"},
+      {"#\\space", "#\\space"},
+      {"(cons 1 2)", "(1 . 2)"},
+      {"(* 2 100000)", "200000"},
+      {"(/ 1 4)", "0.25"},
+      {"1e25", "1e+25"},
+      {"(mat (list 1 2) (list 3 4))", "#<tensor 2x2 ((1 2) (3 4))>"},
+      {"(vec 1.5 2)", "#<tensor 2 (1.5 2)>"},
+      {"(lambda (x) x)", "#<procedure>"},
+  };
+  for (const auto& [src, want] : cases) {
+    write("prog.scm", src);
+    for (const char* via : {"direct", "dmci"}) {
+      Outcome o = dmci(std::string("run prog.scm --via ") + via);
+      ASSERT_EQ(o.code, 0) << src << " [" << via << "]: " << o.err;
+      EXPECT_EQ(o.out, want + "\n") << src << " [" << via << "]";
+    }
+  }
+  write("prog.scm", "(list (list 1 2) (list 'x \"y\") '())");
+  EXPECT_EQ(dmci("run prog.scm").out, "((1 2) (x \"y\") ())\n");
+}
+
+TEST_F(Cli, RunJsonGivesNestedArrays) {
+  write("prog.scm", "(list 1 (< 1 2) 'a \"s\" (list 2.5))");
+  Outcome o = dmci("run prog.scm --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out),
+            nlohmann::json::parse(R"({"value":[1.0,true,{"symbol":"a"},"s",[2.5]]})"));
+  write("prog.scm", "(mat (list 1 2) (list 3 4))");
+  o = dmci("run prog.scm --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":[[1.0,2.0],[3.0,4.0]],"shape":[2,2]})"));
+}
+
+TEST_F(Cli, GradStillNeedsANumberOrATensor) {
+  Outcome o = dmci("grad -e '(list x)' --bind x=1");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("the program's value must be a number or a tensor, got (1)"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, AnExpressionOnTheCommandLineOrOnStandardInput) {
+  Outcome o = dmci("run -e '(list 1 (< 1 2) (quote a))'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "(1 #t a)\n");
+  write("in.scm", "(define (sq y) (* y y))\n(sq x)");
+  o = dmci("grad - --bind x=3 --wrt x < in.scm");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "value: 9\nd/d x = 6\n");
+  o = dmci("run -e '(car 1)'");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.err, "<expr>:1:1: wrong-type: car: argument 1 must be a pair, got 1\n");
+  o = dmci("run prog.scm -e '1'");
+  EXPECT_EQ(o.code, 2);
+  o = dmci("run");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("no program"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, AUsageErrorsJsonHasNoPositionField) {
+  Outcome o = dmci("run -e '(* x 2)' --bind y=1 --json");
+  EXPECT_EQ(o.code, 2);
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["error"]["kind"], "usage-error") << o.out;
+  EXPECT_FALSE(j["error"].contains("position")) << o.out;
+}
+
+TEST_F(Cli, TheEnginesAreNamedAndAnUnknownOneIsAUsageError) {
+  Outcome o = dmci("engines");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("native\tavailable"), std::string::npos) << o.out;
+#ifdef DMCI_HAVE_TORCH
+  EXPECT_NE(o.out.find("tensor\tavailable"), std::string::npos) << o.out;
+#else
+  EXPECT_NE(o.out.find("tensor\tunavailable"), std::string::npos) << o.out;
+#endif
+  o = dmci("run -e 1 --engine nosuch");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("no engine called 'nosuch' (engines: native, tensor"), std::string::npos) << o.err;
+}
+
+#ifdef DMCI_HAVE_TORCH
+// The core tool links no LibTorch: the tensor engine is a plugin, opened only on --engine tensor.
+TEST_F(Cli, TheCoreToolLinksNoLibTorchAndOpensTheTensorPluginWhenAsked) {
+  Outcome o = dmci("run -e 1 >/dev/null; ldd '" DMCI_BINARY_DIR "/dmci'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("torch"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("libc.so"), std::string::npos) << o.out;
+  o = dmci("run --engine tensor -e '(list 1 (vec 1 2))'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "(1 #<tensor 2 (1 2)>)\n");
+  o = dmci("grad --engine tensor -e '(* x x)' --bind x=3 --wrt x");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "value: 9\nd/d x = 6\n");
+}
+#endif

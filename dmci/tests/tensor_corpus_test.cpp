@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/Program.h"
 #include "engine/tensor/TensorEngine.h"
 #include "oracle/gate/Manifest.h"
 #include "support/Eval.h"
@@ -70,14 +71,14 @@ void checkBatch(const gate::Manifest& m, const Batch& b, Route r) {
   lanes.values.assign(lanes.params.size(), {});
   for (const auto* p : b.pairs)
     for (size_t k = 0; k < p->bind.size(); ++k) lanes.values[k].push_back(p->bind[k].value);
-  TensorOptions o;
+  EvalOptions o;
   o.route = r;
   o.wrt = first.wrt;
   o.wrtLiterals = first.literals;
-  auto native = evaluateBatchNative(*program, lanes, o);
+  auto native = nativeEngine().evaluateLanes(*program, lanes, o);
   const char* device = std::getenv("DMCI_TENSOR_DEVICE");  // ci/gpu-check sets cuda
-  o.device = device ? device : "cpu";
-  auto tensor = evaluateBatch(*program, lanes, o);
+  o.tensor.device = device ? device : "cpu";
+  auto tensor = (*engineNamed("tensor"))->evaluateLanes(*program, lanes, o);
   std::string what = b.file + " [" + routeName(r) + "]";
   if (!native) {
     // The first failing pair's error, in both engines.

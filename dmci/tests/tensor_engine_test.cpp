@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/Layout14.h"
+#include "driver/Program.h"
 #include "engine/tensor/TensorEngine.h"
 #include "support/Eval.h"
 
@@ -28,6 +29,8 @@ struct Case {
 const std::vector<double> kX = {0.3, 1.7, 2.5};
 
 // The device under test: DMCI_TENSOR_DEVICE (ci/gpu-check sets cuda), else cpu.
+Engine& tensorEngine() { return **engineNamed("tensor"); }
+
 std::string device() {
   const char* d = std::getenv("DMCI_TENSOR_DEVICE");
   return d ? d : "cpu";
@@ -89,32 +92,32 @@ const std::vector<Case>& corpus() {
   return cases;
 }
 
-BatchEvaluation tensorRun(const Case& c, Route r, bool float32 = false) {
+LaneEvaluation tensorRun(const Case& c, Route r, bool float32 = false) {
   auto p = Program::fromText(c.src, test::kProgFile);
   EXPECT_TRUE(p) << p.error().str();
-  TensorOptions o;
+  EvalOptions o;
   o.route = r;
   o.wrt = c.params;
   o.wrtLiterals = true;
-  o.float32 = float32;
-  o.device = device();
-  auto ev = evaluateBatch(*p, LaneBatch{c.params, c.lanes}, o);
+  o.tensor.float32 = float32;
+  o.tensor.device = device();
+  auto ev = tensorEngine().evaluateLanes(*p, LaneBatch{c.params, c.lanes}, o);
   EXPECT_TRUE(ev) << c.name << ": " << ev.error().str();
-  return ev ? *ev : BatchEvaluation{};
+  return ev ? *ev : LaneEvaluation{};
 }
 
-BatchEvaluation nativeRun(const Case& c, Route r) {
+LaneEvaluation nativeRun(const Case& c, Route r) {
   auto p = Program::fromText(c.src, test::kProgFile);
-  TensorOptions o;
+  EvalOptions o;
   o.route = r;
   o.wrt = c.params;
   o.wrtLiterals = true;
-  auto ev = evaluateBatchNative(*p, LaneBatch{c.params, c.lanes}, o);
+  auto ev = nativeEngine().evaluateLanes(*p, LaneBatch{c.params, c.lanes}, o);
   EXPECT_TRUE(ev) << c.name << ": " << ev.error().str();
-  return ev ? *ev : BatchEvaluation{};
+  return ev ? *ev : LaneEvaluation{};
 }
 
-void expectSame(const BatchEvaluation& a, const BatchEvaluation& b, double rel, const std::string& what) {
+void expectSame(const LaneEvaluation& a, const LaneEvaluation& b, double rel, const std::string& what) {
   ASSERT_EQ(a.value.size(), b.value.size()) << what;
   EXPECT_EQ(a.gradientKeys, b.gradientKeys) << what;
   for (size_t lane = 0; lane < a.value.size(); ++lane) {
@@ -139,11 +142,11 @@ TEST_P(TensorAgrees, WithNativeOnEveryProgramValueAndGradient) {
 
 TEST_P(TensorAgrees, BatchedEqualsOneLaneAtATime) {
   for (const auto& c : corpus()) {
-    BatchEvaluation batched = tensorRun(c, GetParam());
+    LaneEvaluation batched = tensorRun(c, GetParam());
     for (size_t lane = 0; lane < batched.value.size(); ++lane) {
       Case one = c;
       for (auto& v : one.lanes) v = {v[lane]};
-      BatchEvaluation single = tensorRun(one, GetParam());
+      LaneEvaluation single = tensorRun(one, GetParam());
       ASSERT_EQ(single.value.size(), 1u) << c.name;
       EXPECT_EQ(single.value[0], batched.value[lane]) << c.name << " lane " << lane;
       ASSERT_EQ(single.gradientKeys, batched.gradientKeys) << c.name;
@@ -157,9 +160,9 @@ TEST_P(TensorAgrees, BatchedEqualsOneLaneAtATime) {
 TEST_P(TensorAgrees, LanesThatDisagreeInANativeRuleSplitThere) {
   for (const auto& c : corpus()) {
     if (c.name != std::string("list_ref_by_lane")) continue;
-    BatchEvaluation t = tensorRun(c, GetParam());
-    EXPECT_GT(t.stats.laneLoops, 0u);
-    EXPECT_GE(t.stats.groups, 5u);  // the root and one group per index
+    LaneEvaluation t = tensorRun(c, GetParam());
+    EXPECT_GT(t.counters.get("lane_loops"), 0);
+    EXPECT_GE(t.counters.get("groups"), 5);  // the root and one group per index
   }
 }
 
@@ -181,11 +184,11 @@ TEST_P(TensorAgrees, ThousandDivergentLanesMatchNativeLaneForLane) {
     c.lanes[0].push_back(lane % 31);
     c.lanes[1].push_back(0.9 + 0.0002 * lane);
   }
-  BatchEvaluation t = tensorRun(c, GetParam());
+  LaneEvaluation t = tensorRun(c, GetParam());
   expectSame(t, nativeRun(c, GetParam()), 1e-12, "divergent");
-  EXPECT_GT(t.stats.groups, 31u);
-  EXPECT_GT(t.stats.splits, 0u);
-  EXPECT_GT(t.stats.syncs, 0u);
+  EXPECT_GT(t.counters.get("groups"), 31);
+  EXPECT_GT(t.counters.get("splits"), 0);
+  EXPECT_GT(t.counters.get("syncs"), 0);
 }
 
 INSTANTIATE_TEST_SUITE_P(Routes, TensorAgrees, ::testing::Values(Route::Direct, Route::Dmci));
@@ -195,10 +198,10 @@ INSTANTIATE_TEST_SUITE_P(Routes, TensorAgrees, ::testing::Values(Route::Direct, 
 Error tensorError(const std::string& src, Route r, std::vector<std::string> params = {},
                   std::vector<std::vector<double>> lanes = {}) {
   auto p = Program::fromText(src, test::kProgFile);
-  TensorOptions o;
+  EvalOptions o;
   o.route = r;
-  o.device = device();
-  auto ev = evaluateBatch(*p, LaneBatch{params, lanes}, o);
+  o.tensor.device = device();
+  auto ev = tensorEngine().evaluateLanes(*p, LaneBatch{params, lanes}, o);
   EXPECT_FALSE(ev) << src;
   return ev ? Error{} : ev.error();
 }
@@ -255,10 +258,12 @@ TEST(TensorLayout14, AgreesWithNativeLaneForLane) {
                           "(< x 1)", "car", "'sym", "\"text\""}) {
     auto p = Program::fromText(src, test::kProgFile);
     ASSERT_TRUE(p) << src;
-    TensorOptions o;
+    EvalOptions o;
     o.gradient = false;
-    o.device = device();
-    BatchEvaluator tensor(*p, {"x"}, o);
+    o.tensor.device = device();
+    auto prepared = prepareProgram(*p, {"x"}, o);
+    ASSERT_TRUE(prepared) << prepared.error().str();
+    BatchEvaluator tensor(*prepared, o);
     auto layout = tensor.layout14({xs});
     ASSERT_TRUE(layout) << src << ": " << layout.error().str();
     auto g = p->compile({"x"});
@@ -282,7 +287,9 @@ TEST(TensorLikeNative, OneEvaluationHasTheNativeInterfaceTensorEntriesIncluded) 
   for (Route r : {Route::Direct, Route::Dmci}) {
     auto opts = test::options(r, {"b", "m"}, true);
     auto native = p->evaluate(seed, opts);
-    auto tensor = evaluateOnTensorEngine(*p, seed, opts, device());
+    EvalOptions topts = opts;
+    topts.tensor.device = device();
+    auto tensor = tensorEngine().evaluate(*p, seed, topts);
     ASSERT_TRUE(native && tensor) << (tensor ? native.error().str() : tensor.error().str());
     EXPECT_TRUE(tensor->isTensor);
     EXPECT_EQ(tensor->rank, native->rank);
@@ -318,9 +325,9 @@ TEST(TensorDevice, CpuIsAlwaysAvailableAndTheDeviceUnderTestToo) {
 TEST(TensorDevice, AMissingDeviceIsAUsageError) {
   if (tensorDeviceAvailable("cuda")) GTEST_SKIP() << "a CUDA device is present";
   auto p = Program::fromText("(* 2 x)", test::kProgFile);
-  TensorOptions o;
-  o.device = "cuda";
-  auto ev = evaluateBatch(*p, LaneBatch{{"x"}, {{1.0}}}, o);
+  EvalOptions o;
+  o.tensor.device = "cuda";
+  auto ev = tensorEngine().evaluateLanes(*p, LaneBatch{{"x"}, {{1.0}}}, o);
   ASSERT_FALSE(ev);
   EXPECT_EQ(ev.error().kind, ErrorKind::Usage);
 }

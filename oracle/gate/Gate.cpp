@@ -55,15 +55,19 @@ EvalOptions pairOptions(const GatePair& pair, Route route, const GateOptions& ga
   opts.wrt = pair.wrt;
   opts.wrtLiterals = pair.literals;
   opts.budget = gate.budget;
+  opts.threads = gate.threads;
+  opts.tensor = gate.tensor;
   return opts;
 }
+
+Engine& engineOf(const GateOptions& gate) { return gate.engine ? *gate.engine : nativeEngine(); }
 
 RouteRun runRoute(const Program& program, const GatePair& pair, Route route, const GateOptions& gate) {
   auto t0 = Clock::now();
   RouteRun r;
   r.route = route;
   EvalOptions opts = pairOptions(pair, route, gate);
-  auto ev = gate.evaluate ? gate.evaluate(program, pair.bind, opts) : program.evaluate(pair.bind, opts);
+  auto ev = engineOf(gate).evaluate(program, pair.bind, opts);
   if (ev) {
     r.ok = true;
     r.value = ev->value;
@@ -252,8 +256,7 @@ void checkLanes(const Program& program, PairResult& r, const GateOptions& opts) 
   for (Route route : pair.routes) {
     EvalOptions eo = pairOptions(pair, route, opts);
     std::string name = std::string("lanes, ") + routeName(route);
-    auto batch = opts.evaluateBatch ? opts.evaluateBatch(program, params, values, eo)
-                                    : evaluateLanes(program, params, values, eo);
+    auto batch = engineOf(opts).evaluateLanes(program, LaneBatch{params, values, 1}, eo);
     if (!batch) {
       v.fail(name + ": the batch of " + std::to_string(n) + " lanes failed: " + batch.error().str());
       raise(r.errors.batchedVsAlone, kInf);
@@ -268,7 +271,7 @@ void checkLanes(const Program& program, PairResult& r, const GateOptions& opts) 
         at += (k ? ", " : "") + params[k] + "=" + formatNumber(values[k][lane]);
       }
       at += ")";
-      auto alone = opts.evaluate ? opts.evaluate(program, seed, eo) : program.evaluate(seed, eo);
+      auto alone = engineOf(opts).evaluate(program, seed, eo);
       size_t before = r.reasons.size();
       if (!alone) {
         v.fail(at + ": fails alone (" + alone.error().str() + ") but not in the batch");

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "driver/Lanes.h"
+#include "driver/Engine.h"
 #include "oracle/Oracle.h"
 #include "oracle/gate/Manifest.h"
 
@@ -108,13 +108,12 @@ struct GateOptions {
   int jobs = 1;
   oracle::FdOptions fd;
   Budget budget;  // for each engine run
-  // Runs a route on an engine; empty: Program::evaluate, the native engine.
-  std::function<Result<Evaluation>(const Program&, const std::vector<SeedValue>&, const EvalOptions&)> evaluate;
-  // Runs a pair's lanes as one batch (values[param][lane]); empty: evaluateLanes, the native engine's
-  // lanes over every core.
-  std::function<Result<LaneResults>(const Program&, const std::vector<std::string>&,
-                                    const std::vector<std::vector<double>>&, const EvalOptions&)>
-      evaluateBatch;
+  // The engine that runs the routes and the lanes (values, gradients, lanes batched and alone); null: the
+  // native engine.
+  Engine* engine = nullptr;
+  // Threads one engine run may use (EvalOptions::threads) and the tensor engine's device and precision.
+  int threads = 0;
+  TensorSettings tensor;
   // Called (serialised) as each pair finishes: pairs done, pairs in all, the pair's name.
   std::function<void(size_t, size_t, const std::string&)> progress;
 };

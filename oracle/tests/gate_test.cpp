@@ -16,6 +16,7 @@
 
 #include "oracle/gate/Manifest.h"
 #include "oracle/gate/Summary.h"
+#include "dmci/tests/support/WrappedEngine.h"
 #include "prims/PrimTable.h"
 #include "reports/ErrorHistogram.h"
 #include "reports/GateReport.h"
@@ -294,11 +295,11 @@ TEST(Gate, WithoutTheRoundingRuleTheIllConditionedValueFails) {
 TEST(Gate, AWellConditionedValueOffByOneInABillionStillFails) {
   // An engine whose values are 1e-9 off: far beyond the rounding spread of a well-conditioned program.
   GateOptions opts;
-  opts.evaluate = [](const Program& p, const std::vector<SeedValue>& seed, const EvalOptions& o) {
-    auto ev = p.evaluate(seed, o);
+  testing::WrappedEngine engine;
+  engine.onRun = [](const auto&, const auto&, Result<Evaluation>& ev) {
     if (ev) ev->value *= 1 + 1e-9;
-    return ev;
   };
+  opts.engine = &engine;
   PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), opts);
   EXPECT_EQ(r.status, Status::Fail);
   EXPECT_TRUE(anyReasonHas(r, "value direct vs oracle, rounding spread")) << allReasons(r);
@@ -329,12 +330,11 @@ TEST(Gate, LanesThatPartAtBranchesAndDepthsEqualEachLaneAloneBitForBit) {
 
 TEST(Gate, ABatchThatDiffersFromALaneAloneByOneUlpFailsAndNamesTheLane) {
   GateOptions opts;
-  opts.evaluateBatch = [](const Program& prog, const std::vector<std::string>& params,
-                          const std::vector<std::vector<double>>& values, const EvalOptions& o) {
-    auto r = evaluateLanes(prog, params, values, o);
+  testing::WrappedEngine engine;
+  engine.onLanes = [](Result<LaneEvaluation>& r) {
     if (r) r->gradient[0][5] = std::nextafter(r->gradient[0][5], 1e300);  // lane 5's first gradient component
-    return r;
   };
+  opts.engine = &engine;
   PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts);
   EXPECT_EQ(r.status, Status::Fail);
   EXPECT_TRUE(anyReasonHas(r, "lanes, direct, lane 5 (c=0.3, n=8, x=2) batched vs alone")) << allReasons(r);
@@ -348,14 +348,37 @@ TEST(Gate, ABatchThatDiffersFromALaneAloneByOneUlpFailsAndNamesTheLane) {
 
 TEST(Gate, ALaneThatFailsAloneButNotInTheBatchFails) {
   GateOptions opts;
-  opts.evaluate = [](const Program& prog, const std::vector<SeedValue>& seed, const EvalOptions& o) -> Result<Evaluation> {
-    for (const auto& s : seed)
-      if (s.name == "x" && s.value == -12) return Error{ErrorKind::Domain, "planted", {}};
-    return prog.evaluate(seed, o);
+  testing::WrappedEngine engine;
+  engine.onRun = [](const std::vector<std::string>& params, const std::vector<double>& values, Result<Evaluation>& r) {
+    for (size_t k = 0; k < params.size(); ++k)
+      if (params[k] == "x" && values[k] == -12) r = Error{ErrorKind::Domain, "planted", {}};
   };
+  opts.engine = &engine;
   PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/saturated_tanh/1"), opts);
   EXPECT_EQ(r.status, Status::Fail);
   EXPECT_TRUE(anyReasonHas(r, "lane 0 (a=1.5, x=-12): fails alone")) << allReasons(r);
+}
+
+// The engine seam: an engine registered by name (one class and one registration line) runs a corpus pair
+// through the gate, and every route and lane goes through it.
+TEST(Gate, AnEngineAddedToTheRegistryRunsACorpusPairThroughTheGate) {
+  auto* counting = new testing::WrappedEngine;
+  registerEngine("counting", [counting] { return std::unique_ptr<Engine>(counting); });
+  auto engine = engineNamed("counting");
+  ASSERT_TRUE(engine) << engine.error().str();
+  ASSERT_EQ(*engine, counting);
+  GateOptions opts;
+  opts.engine = *engine;
+  PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts);
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  // Each route (direct, dmci): the pair's seed, the batch of lanes, and each lane alone.
+  size_t routes = r.pair.routes.size(), lanes = r.lanes;
+  EXPECT_EQ(counting->laneRuns.load(), static_cast<int>(routes));
+  EXPECT_EQ(counting->runs.load(), static_cast<int>(routes * (1 + lanes)));
+  EXPECT_EQ(counting->prepares.load(), counting->runs.load() + counting->laneRuns.load());
+  auto names = engineNames();
+  EXPECT_NE(std::find(names.begin(), names.end(), "counting"), names.end());
+  EXPECT_FALSE(engineNamed("no-such-engine"));
 }
 
 TEST(Manifest, LanesNameBoundParametersWithListsOfOneLength) {

@@ -1,25 +1,20 @@
-// The tensor engine's driver: prepares a program once (as Evaluator does), runs batches, assembles per-lane results.
+// The tensor engine behind the seam: builds its state from a PreparedProgram, runs batches, assembles per-lane
+// results, and registers itself as the engine "tensor".
 #include "engine/tensor/TensorEngine.h"
-
-#include "driver/Lanes.h"
 
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
-#include <tuple>
 
+#include "engine/ValueText.h"
 #include "engine/tensor/BatchMachine.h"
-#include "lower/FreeVars.h"
-#include "lower/LinkPrelude.h"
-#include "lower/Lower.h"
-#include "mce/Mce.h"
 
 namespace dmci {
 
 using lanes::GroupEnd;
 
 struct BatchEvaluator::State {
-  TensorOptions opts;
+  EvalOptions opts;
   std::vector<std::string> params;
   std::shared_ptr<const ComputeGraph> graph;
   Runtime rt;
@@ -32,28 +27,20 @@ struct BatchEvaluator::State {
   bool setup = false;
   Error setupErr;
 
-  State(TensorOptions o, std::vector<std::string> p) : opts(std::move(o)), params(std::move(p)), rt(opts.budget) {}
+  State(EvalOptions o, std::vector<std::string> p) : opts(std::move(o)), params(std::move(p)), rt(opts.budget) {}
   bool literalLeaves() const { return opts.gradient && opts.wrtLiterals; }
   const std::vector<Literal>& programLiterals() const {
     return opts.route == Route::Direct ? machine->literals() : literals;
   }
-  void prepare(const ExprPtr& linked);
+  void prepare(const PreparedProgram& p);
   std::vector<GroupEnd> runEnds(const std::vector<std::vector<double>>& values, int64_t lanes,
                                 std::vector<int32_t>& paramSlots);
   void raiseFirstError(const std::vector<GroupEnd>& ends, bool needNumbers);
-  BatchEvaluation finish(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots);
+  Evaluation oneLane(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots);
+  LaneEvaluation finish(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots);
 };
 
 namespace {
-
-// The position of the expression whose value is the program's value (as Evaluator reports it).
-SrcPos valuePosition(const CoreExpr* e) {
-  for (;;) {
-    if (e->kind == CoreKind::Let || e->kind == CoreKind::Letrec) e = e->body.get();
-    else if (e->kind == CoreKind::Begin) e = e->kids.back().get();
-    else return e->pos;
-  }
-}
 
 // The one value of a run that must not split (the evaluator's analysis of the program).
 Value single(const std::vector<GroupEnd>& ends) {
@@ -65,41 +52,30 @@ Value single(const std::vector<GroupEnd>& ends) {
 
 }  // namespace
 
-void BatchEvaluator::State::prepare(const ExprPtr& linked) {
-  valuePos = valuePosition(linked.get());
+void BatchEvaluator::State::prepare(const PreparedProgram& p) {
+  valuePos = p.valuePos;
+  graph = p.graph;
   rt.reset();
   rt.taping = false;
-  store.configure(opts.device, opts.float32);
+  store.configure(opts.tensor.device, opts.tensor.float32);
   machine = std::make_unique<lanes::BatchMachine>(*graph, rt, store);
   machine->loadConstants(opts.route == Route::Direct && literalLeaves());
   if (opts.route != Route::Direct) {
-    bool tower = opts.route == Route::Dmci2;
-    auto args = mceArguments(rt, *programData(*linked), params, literalLeaves() ? &literals : nullptr, tower);
+    auto args = p.dmciInput(rt, literalLeaves() ? &literals : nullptr);
     store.keepSlots(rt);
     store.beginRun(rt, 1);
     analysed = single(machine->run(args.graph));
-    if (tower) analysed = single(machine->call(analysed, {args.tower}));
+    if (opts.route == Route::Dmci2) analysed = single(machine->call(analysed, {args.tower}));
   }
   store.keepSlots(rt);
   mark = rt.mark();
 }
 
-BatchEvaluator::BatchEvaluator(const Program& p, std::vector<std::string> params, TensorOptions opts)
-    : s_(std::make_unique<State>(std::move(opts), std::move(params))) {
+BatchEvaluator::BatchEvaluator(const PreparedProgram& p, EvalOptions opts)
+    : s_(std::make_unique<State>(std::move(opts), p.params)) {
+  if (s_->opts.threads > 0) lanes::setThreads(s_->opts.threads);
   auto ok = catchErrors([&] {
-    ExprPtr linked = linkPrelude(p.core(), s_->params);
-    if (s_->opts.route == Route::Direct) {
-      auto g = lower(linked, LowerOptions{s_->params});
-      if (!g) throw DmciError(g.error());
-      s_->graph = std::make_shared<const ComputeGraph>(std::move(*g));
-    } else if (s_->opts.evaluator) {
-      s_->graph = s_->opts.evaluator;
-    } else {
-      auto g = mceGraph();
-      if (!g) throw DmciError(g.error());
-      s_->graph = *g;
-    }
-    s_->prepare(linked);
+    s_->prepare(p);
     return true;
   });
   if (!ok) {
@@ -150,7 +126,7 @@ void BatchEvaluator::State::raiseFirstError(const std::vector<GroupEnd>& ends, b
   throw DmciError(ErrorKind::Type, "the program's value must be a number or a tensor, got " + rt.show(shown), valuePos);
 }
 
-BatchEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots) {
+LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots) {
   raiseFirstError(ends, true);
   // Gradient keys: wrt names in order, then literals in source order (one key per position, summed).
   std::vector<std::pair<std::string, std::vector<int32_t>>> keys;
@@ -160,13 +136,10 @@ BatchEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
       keys.push_back({w, {it == params.end() ? -1 : paramSlots[static_cast<size_t>(it - params.begin())]}});
     }
     if (opts.wrtLiterals) {
-      std::vector<Literal> sorted = programLiterals();
-      std::stable_sort(sorted.begin(), sorted.end(), [](const Literal& a, const Literal& b) {
-        return std::tie(a.pos.file, a.pos.line, a.pos.col) < std::tie(b.pos.file, b.pos.line, b.pos.col);
-      });
-      for (size_t k = 0; k < sorted.size(); ++k) {
-        if (k > 0 && sorted[k].pos == sorted[k - 1].pos) keys.back().second.push_back(sorted[k].slot);
-        else keys.push_back({sorted[k].pos.str(), {sorted[k].slot}});
+      const std::vector<Literal>& lits = programLiterals();
+      for (const auto& [key, at] : literalKeys(lits)) {
+        keys.push_back({key, {}});
+        for (size_t k : at) keys.back().second.push_back(lits[k].slot);
       }
     }
   }
@@ -175,7 +148,7 @@ BatchEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
     for (int32_t s : k.second)
       if (s >= 0) slots.push_back(s);
   auto a = store.assemble(rt, ends, slots);
-  BatchEvaluation ev;
+  LaneEvaluation ev;
   ev.value = std::move(a.value);
   ev.isTensor = !a.entries.empty();
   ev.rank = a.rank, ev.rows = a.rows, ev.cols = a.cols;
@@ -192,17 +165,49 @@ BatchEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
     ev.gradient.push_back(std::move(g));
   }
   const auto& st = machine->stats();
-  ev.stats = {st.groups, st.splits, st.maxGroups, store.counters.syncs, store.counters.torchOps,
-              store.counters.laneLoops, st.steps};
+  ev.counters.set("steps", static_cast<double>(st.steps));
+  ev.counters.set("groups", static_cast<double>(st.groups));
+  ev.counters.set("splits", static_cast<double>(st.splits));
+  ev.counters.set("max_groups", static_cast<double>(st.maxGroups));
+  ev.counters.set("syncs", static_cast<double>(store.counters.syncs));
+  ev.counters.set("torch_ops", static_cast<double>(store.counters.torchOps));
+  ev.counters.set("lane_loops", static_cast<double>(store.counters.laneLoops));
   return ev;
 }
 
-Result<BatchEvaluation> BatchEvaluator::run(const std::vector<std::vector<double>>& values, int64_t lanes) {
+// One lane's run: a number or a tensor as a batch of one gives it; any other value (`dmci run` without a
+// gradient) is written from lane 0 of its group.
+Evaluation BatchEvaluator::State::oneLane(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots) {
+  raiseFirstError(ends, opts.gradient);
+  const GroupEnd& e = ends.front();
+  if (e.value.tag != Tag::Real && e.value.tag != Tag::Tensor) {
+    Value shown = store.hydrate(rt, e.value, e.set, 0);
+    Evaluation ev;
+    ev.written = writeValue(rt, shown);
+    ev.json = valueJson(rt, shown);
+    ev.counters.set("steps", static_cast<double>(machine->stats().steps));
+    return ev;
+  }
+  return finish(ends, paramSlots).lane(0);
+}
+
+Result<LaneEvaluation> BatchEvaluator::runLanes(const std::vector<std::vector<double>>& values, int64_t lanes) {
   if (!s_->setup) return s_->setupErr;
   return catchErrors([&] {
     std::vector<int32_t> paramSlots;
     auto ends = s_->runEnds(values, lanes, paramSlots);
     return s_->finish(ends, paramSlots);
+  });
+}
+
+Result<Evaluation> BatchEvaluator::run(const std::vector<double>& values) {
+  if (!s_->setup) return s_->setupErr;
+  return catchErrors([&] {
+    std::vector<std::vector<double>> lanes;
+    for (double v : values) lanes.push_back({v});
+    std::vector<int32_t> paramSlots;
+    auto ends = s_->runEnds(lanes, 1, paramSlots);
+    return s_->oneLane(ends, paramSlots);
   });
 }
 
@@ -219,77 +224,30 @@ Result<std::vector<std::array<double, 14>>> BatchEvaluator::layout14(const std::
 
 namespace {
 
-// The checks Program::evaluate makes of a seed, for a batch.
+class TensorEngine final : public Engine {
+ public:
+  std::string name() const override { return "tensor"; }
+  std::optional<std::string> unsupported(const EvalOptions& opts) const override {
+    if (opts.tensor.device != "cpu" && opts.tensor.device != "cuda")
+      return "--device " + opts.tensor.device + ": expected cpu or cuda";
+    if (!tensorDeviceAvailable(opts.tensor.device))
+      return "--device " + opts.tensor.device + ": LibTorch finds no such device on this machine";
+    return std::nullopt;
+  }
+  Result<std::unique_ptr<PreparedRun>> prepare(const PreparedProgram& p, const EvalOptions& opts) override {
+    auto run = std::make_unique<BatchEvaluator>(p, opts);
+    if (run->setupError()) return *run->setupError();
+    return std::unique_ptr<PreparedRun>(std::move(run));
+  }
+  using Engine::prepare;
+};
+
+// The tensor engine registers itself, linked in or opened as a plugin.
+const EngineRegistration kRegistration("tensor", [] { return std::make_unique<TensorEngine>(); });
+
 }  // namespace
 
-Result<BatchEvaluation> evaluateBatch(const Program& p, const LaneBatch& batch, const TensorOptions& opts) {
-  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
-  BatchEvaluator ev(p, batch.params, opts);
-  if (ev.setupError()) return *ev.setupError();
-  return ev.run(batch.values, batch.count);
-}
-
-EvalOptions nativeOptions(const TensorOptions& opts) {
-  EvalOptions eo;
-  eo.route = opts.route;
-  eo.gradient = opts.gradient;
-  eo.wrt = opts.wrt;
-  eo.wrtLiterals = opts.wrtLiterals;
-  eo.budget = opts.budget;
-  eo.evaluator = opts.evaluator;
-  return eo;
-}
-
-TensorOptions tensorOptions(const EvalOptions& opts, const std::string& device, bool float32) {
-  TensorOptions o;
-  o.route = opts.route;
-  o.gradient = opts.gradient;
-  o.wrt = opts.wrt;
-  o.wrtLiterals = opts.wrtLiterals;
-  o.budget = opts.budget;
-  o.evaluator = opts.evaluator;
-  o.device = device;
-  o.float32 = float32;
-  return o;
-}
-
-Result<BatchEvaluation> evaluateBatchNative(const Program& p, const LaneBatch& batch, const TensorOptions& opts) {
-  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
-  auto r = evaluateLanes(p, batch.params, batch.values, nativeOptions(opts), opts.threads,
-                         static_cast<size_t>(batch.lanes()));
-  if (!r) return r.error();
-  BatchEvaluation out;
-  out.value = std::move(r->value);
-  out.gradientKeys = std::move(r->gradientKeys);
-  out.gradient = std::move(r->gradient);
-  out.stats.steps = r->steps;
-  out.stats.groups = static_cast<uint64_t>(batch.lanes());
-  out.threads = r->threads;
-  out.seconds = r->seconds;
-  out.busySeconds = r->busySeconds;
-  return out;
-}
-
-Result<Evaluation> evaluateOnTensorEngine(const Program& p, const std::vector<SeedValue>& seed,
-                                          const EvalOptions& opts, const std::string& device, bool float32) {
-  LaneBatch batch;
-  for (const auto& s : seed) batch.params.push_back(s.name), batch.values.push_back({s.value});
-  TensorOptions o = tensorOptions(opts, device, float32);
-  auto b = evaluateBatch(p, batch, o);
-  if (!b) return b.error();
-  Evaluation ev;
-  ev.value = b->value[0];
-  ev.isTensor = b->isTensor;
-  ev.rank = b->rank, ev.rows = b->rows, ev.cols = b->cols;
-  ev.tensor = b->tensor;
-  ev.gradient = b->laneGradient(0);
-  ev.stats.steps = b->stats.steps;
-  return ev;
-}
-
 bool tensorDeviceAvailable(const std::string& device) { return lanes::deviceAvailable(device); }
-
-void setTensorEngineThreads(int threads) { lanes::setThreads(threads); }
 
 double deviceBandwidth(const std::string& device, bool float32, int64_t elements, int repeats) {
   return lanes::triadBandwidth(device, float32, elements, repeats);

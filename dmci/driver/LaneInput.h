@@ -1,13 +1,18 @@
-// Many lanes on the native engine: the lanes are split among threads, each with its own Evaluator.
+// Parameter values from the command line and from files, for one seed or for B lanes: --bind NAME=NUMBER (the
+// same in every lane), NAME=linspace(a,b,B), and lane files (CSV or JSON). One parser for every engine and
+// every subcommand; a single run is a batch of one lane.
 #pragma once
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "driver/Program.h"
+#include "driver/Options.h"
+#include "syntax/Error.h"
 
 namespace dmci {
+
+class Program;
 
 // B lanes: every parameter has one value per lane. With no parameters, `count` gives B.
 struct LaneBatch {
@@ -15,6 +20,8 @@ struct LaneBatch {
   std::vector<std::vector<double>> values;  // [param][lane]
   int64_t count = 1;
   int64_t lanes() const { return values.empty() ? count : static_cast<int64_t>(values[0].size()); }
+  // Lane k as a seed (a name and a value per parameter).
+  std::vector<SeedValue> seed(size_t lane) const;
 };
 
 // Lanes from command-line bindings: NAME=NUMBER (the same in every lane) or NAME=linspace(a,b,B) (B lanes from
@@ -27,23 +34,11 @@ Result<LaneBatch> readLaneFile(const std::string& path);
 // The lane file's parameters (if a path is given), then the bindings; all lane counts must agree, and a
 // NAME=NUMBER binding is the same in every lane.
 Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::string& laneFile);
+// True when the bindings or a lane file ask for more than one seed (a lane file, or a linspace binding).
+bool asksForLanes(const std::vector<std::string>& binds, const std::string& laneFile);
 // Every parameter bound once, to a free variable of the program, with one value per lane; every wrt name bound.
 std::optional<Error> checkLaneBatch(const Program& p, const LaneBatch& batch, const std::vector<std::string>& wrt);
-
-struct LaneResults {
-  std::vector<double> value;                  // per lane
-  std::vector<std::string> gradientKeys;      // as Evaluation::gradient's keys
-  std::vector<std::vector<double>> gradient;  // [key][lane]
-  uint64_t steps = 0;                         // summed over lanes
-  int threads = 1;                            // threads used
-  double seconds = 0;                         // wall time of the lanes (set-up included)
-  double busySeconds = 0;                     // summed over threads
-};
-
-// Runs values[param][lane] lane by lane on `threads` threads (0: one per hardware thread). With no
-// parameters, `lanes` gives the lane count (every lane the same run). The first failing lane's error is the result.
-Result<LaneResults> evaluateLanes(const Program& p, const std::vector<std::string>& params,
-                                  const std::vector<std::vector<double>>& values, const EvalOptions& opts,
-                                  int threads = 0, size_t lanes = 1);
+// A seed's own checks (what every engine's evaluate makes): no name bound twice, every wrt name bound.
+std::optional<Error> checkSeed(const std::vector<SeedValue>& seed, const std::vector<std::string>& wrt);
 
 }  // namespace dmci

@@ -1,0 +1,21 @@
+// The subcommands' shared error reporting.
+#include "cli/Exit.h"
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+namespace dmci::cli {
+
+int reportError(const Error& e, bool asJson) {
+  if (asJson) {
+    nlohmann::ordered_json err{{"kind", errorKindName(e.kind)}, {"message", e.message}};
+    if (e.pos.known()) err["position"] = e.pos.str();
+    std::cout << nlohmann::ordered_json{{"error", err}}.dump() << "\n";
+  } else {
+    std::cerr << e.str() << "\n";
+  }
+  return e.kind == ErrorKind::Usage ? kUsageError : kProgramError;
+}
+
+}  // namespace dmci::cli

@@ -1,0 +1,218 @@
+// `dmci run` and `dmci grad`: read the program (a file, `-` for standard input, or -e EXPR), bind its parameters
+// (one parser for seeds and lanes), take the engine from the registry, and print the value and gradient.
+#include "cli/Run.h"
+
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/Exit.h"
+#include "driver/Engine.h"
+#include "driver/JsonNumber.h"
+#include "driver/Program.h"
+#include "engine/ValueText.h"
+#include "mce/Mce.h"
+
+namespace dmci::cli {
+
+struct RunArgs {
+  bool gradient = false;
+  std::string file;
+  std::string expr;  // -e
+  std::vector<std::string> binds;
+  std::string laneFile;
+  std::string via = "direct";
+  std::string evaluator;
+  std::string engine = "native";
+  std::string device = "cpu";
+  bool float32 = false;
+  int threads = 0;
+  std::string wrt;
+  bool json = false;
+  bool stats = false;
+  uint64_t steps = Budget{}.steps;
+  uint64_t heap = Budget{}.heapCells;
+  double seconds = Budget{}.seconds;
+};
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+std::vector<std::string> splitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+std::string num(double x) { return formatNumber(x); }
+
+// The program: -e EXPR, `-` (standard input) or a file.
+Result<Program> loadProgram(const RunArgs& a) {
+  if (!a.expr.empty() && !a.file.empty())
+    throw UsageError{"give a program file or -e EXPR, not both (got " + a.file + ")"};
+  if (!a.expr.empty()) return Program::fromText(a.expr, "<expr>");
+  if (a.file.empty()) throw UsageError{"no program: give a file, - for standard input, or -e EXPR"};
+  if (a.file == "-") return Program::fromStream(std::cin, "<stdin>");
+  return Program::fromFile(a.file);
+}
+
+// The evaluator's graph from --evaluator FILE.
+Result<std::shared_ptr<const ComputeGraph>> loadEvaluator(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorKind::Io, "cannot read " + path, {}};
+  std::stringstream text;
+  text << in.rdbuf();
+  auto g = parseGraph(text.str(), path);
+  if (!g) return g.error();
+  if (g->params != mceParams())
+    return Error{ErrorKind::Usage, path + " is not an evaluator graph (its parameters differ)", {}};
+  return std::make_shared<const ComputeGraph>(std::move(*g));
+}
+
+// The options of the run, less the wrt names (which need the bindings).
+Result<EvalOptions> evalOptions(const RunArgs& a) {
+  EvalOptions o;
+  o.route = *parseRoute(a.via);
+  o.gradient = a.gradient;
+  o.budget = Budget{a.steps, a.heap, a.seconds};
+  o.threads = a.threads;
+  o.tensor = {a.device, a.float32};
+  if (!a.evaluator.empty()) {
+    auto g = loadEvaluator(a.evaluator);
+    if (!g) return g.error();
+    o.evaluator = *g;
+  }
+  return o;
+}
+
+// --wrt: names, 'literals', or 'all' (every bound parameter, a lane file's included, and every literal).
+void setWrt(const RunArgs& a, const LaneBatch& batch, EvalOptions& o) {
+  if (!a.gradient) return;
+  for (const auto& w : splitCommas(a.wrt.empty() ? "all" : a.wrt)) {
+    if (w == "literals" || w == "all") o.wrtLiterals = true;
+    if (w == "all")
+      o.wrt.insert(o.wrt.end(), batch.params.begin(), batch.params.end());
+    else if (w != "literals")
+      o.wrt.push_back(w);
+  }
+}
+
+json countersJson(const Counters& c) {
+  json j = json::object();
+  for (const auto& [k, v] : c) j[k] = v;
+  return j;
+}
+
+// A number, a tensor as nested arrays, or any other value as valueJson wrote it.
+json valueJson(const Evaluation& ev) {
+  if (ev.isData()) return json::parse(ev.json);
+  if (!ev.isTensor) return jsonNumber(ev.value);
+  if (ev.rank == 1) return jsonNumbers(ev.tensor);
+  json rows = json::array();
+  for (int i = 0; i < ev.rows; ++i)
+    rows.push_back(jsonNumbers(std::vector<double>(ev.tensor.begin() + i * ev.cols, ev.tensor.begin() + (i + 1) * ev.cols)));
+  return rows;
+}
+
+int printOne(const RunArgs& a, const Evaluation& ev) {
+  if (a.stats && !a.json) std::cerr << "stats: " << countersJson(ev.counters).dump() << "\n";
+  if (a.json) {
+    json j{{"value", valueJson(ev)}};
+    if (ev.isTensor) j["shape"] = ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols});
+    if (a.stats) j["stats"] = countersJson(ev.counters);
+    if (a.gradient) {
+      json g = json::object();
+      for (const auto& [k, v] : ev.gradient) g[k] = jsonNumber(v);
+      j["gradient"] = g;
+    }
+    std::cout << j.dump() << "\n";
+    return kOk;
+  }
+  std::string value = ev.isData() ? ev.written : ev.isTensor ? writeTensor(ev.rank, ev.rows, ev.cols, ev.tensor.data()) : num(ev.value);
+  std::cout << (a.gradient ? "value: " : "") << value << "\n";
+  for (const auto& [k, v] : ev.gradient) std::cout << "d/d " << k << " = " << num(v) << "\n";
+  return kOk;
+}
+
+int printLanes(const RunArgs& a, const LaneEvaluation& ev) {
+  json grad = json::object();
+  for (size_t k = 0; k < ev.gradientKeys.size(); ++k) grad[ev.gradientKeys[k]] = jsonNumbers(ev.gradient[k]);
+  json j{{"lanes", ev.lanes()}, {"value", jsonNumbers(ev.value)}};
+  if (a.gradient) j["gradient"] = grad;
+  if (a.stats) j["stats"] = countersJson(ev.counters);
+  std::cout << j.dump() << "\n";
+  return kOk;
+}
+
+int runCommand(const RunArgs& a) {
+  auto program = loadProgram(a);
+  if (!program) return reportError(program.error(), a.json);
+  auto engine = engineNamed(a.engine);
+  if (!engine) return reportError(engine.error(), a.json);
+  auto opts = evalOptions(a);
+  if (!opts) return reportError(opts.error(), a.json);
+  auto batch = makeLanes(a.binds, a.laneFile);
+  if (!batch) return reportError(batch.error(), a.json);
+  setWrt(a, *batch, *opts);
+  if (auto err = checkLaneBatch(*program, *batch, opts->wrt)) return reportError(*err, a.json);
+  if (asksForLanes(a.binds, a.laneFile)) {
+    auto ev = (*engine)->evaluateLanes(*program, *batch, *opts);
+    return ev ? printLanes(a, *ev) : reportError(ev.error(), a.json);
+  }
+  auto ev = (*engine)->evaluate(*program, batch->seed(0), *opts);
+  return ev ? printOne(a, *ev) : reportError(ev.error(), a.json);
+}
+
+}  // namespace
+
+std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
+  auto a = std::make_shared<RunArgs>();
+  a->gradient = gradient;
+  auto* cmd = gradient ? app.add_subcommand("grad", "run a program and print its value and gradient")
+                       : app.add_subcommand("run", "run a program and print its value (any value: numbers, lists, "
+                                                   "booleans, symbols, strings, tensors)");
+  cmd->add_option("program", a->file, "the program (.scm), or - to read it from standard input");
+  cmd->add_option("-e,--expr", a->expr, "the program as an expression given here, e.g. -e '(list 1 (< 1 2))'");
+  cmd->add_option("--bind,-b", a->binds,
+                  "bind a free variable: NAME=NUMBER, or NAME=linspace(A,B,N) for N lanes (repeatable)");
+  cmd->add_option("--lanes", a->laneFile,
+                  "lanes from a file: CSV (a header of names, then one row of numbers per lane) or JSON "
+                  "({\"x\": [...], ...} or [{\"x\": ...}, ...]); --bind NAME=NUMBER adds a value for every lane");
+  cmd->add_option("--via", a->via, "route: direct (the program compiled), dmci (run as data by mce.scm), "
+                                   "dmci2 (mce.scm running mce.scm running it)")
+      ->check(CLI::IsMember({"direct", "dmci", "dmci2"}))
+      ->capture_default_str();
+  cmd->add_option("--evaluator", a->evaluator, "for --via dmci/dmci2: load the evaluator's graph from this file "
+                                               "(written by `dmci compile dmci/mce/mce.scm -o mce.cg`) instead of "
+                                               "the one embedded at build time");
+  cmd->add_option("--engine", a->engine, "engine: native (the register machine) or tensor (LibTorch, lanes batched; "
+                                         "a plugin loaded when asked for); `dmci engines` lists them")
+      ->capture_default_str();
+  cmd->add_option("--device", a->device, "device of the tensor engine: cpu or cuda")
+      ->check(CLI::IsMember({"cpu", "cuda"}))
+      ->capture_default_str();
+  cmd->add_flag("--float32", a->float32, "tensor engine: float32 lanes instead of float64");
+  cmd->add_option("--threads", a->threads, "threads for lanes (0: one per hardware thread)")
+      ->check(CLI::NonNegativeNumber)
+      ->capture_default_str();
+  if (gradient)
+    cmd->add_option("--wrt", a->wrt,
+                    "what to differentiate: comma-separated parameter names, 'literals' (every numeric literal, "
+                    "keyed file:line:col), or 'all' (the default: every bound parameter and every literal)");
+  cmd->add_flag("--json", a->json,
+                "print one JSON object (a non-finite number as the string \"inf\", \"-inf\" or \"nan\")");
+  cmd->add_flag("--stats", a->stats, "also print the engine's counts (instructions, calls, heap cells, tape entries; "
+                                     "lane groups and torch operations on the tensor engine)");
+  cmd->add_option("--max-steps", a->steps, "step budget (instructions)")->capture_default_str();
+  cmd->add_option("--max-heap", a->heap, "heap budget (cells, frames and tape entries)")->capture_default_str();
+  cmd->add_option("--max-seconds", a->seconds, "wall-time budget")->capture_default_str();
+  return [cmd, a] { return *cmd ? runCommand(*a) : -1; };
+}
+
+}  // namespace dmci::cli

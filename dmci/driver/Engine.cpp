@@ -1,0 +1,170 @@
+// The engine seam: the checks every engine's evaluate makes, and the registry that finds engines by name,
+// opening an engine's plugin the first time it is asked for.
+#include "driver/Engine.h"
+
+#include <dlfcn.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <mutex>
+
+#include "driver/Program.h"
+
+namespace dmci {
+
+std::unique_ptr<Engine> makeNativeEngine();  // driver/NativeEngine.cpp
+
+Result<std::unique_ptr<PreparedRun>> Engine::prepare(const Program& p, const std::vector<std::string>& params,
+                                                     const EvalOptions& opts) {
+  if (auto why = unsupported(opts)) return Error{ErrorKind::Usage, *why, {}};
+  auto prepared = prepareProgram(p, params, opts);
+  if (!prepared) return prepared.error();
+  return prepare(*prepared, opts);
+}
+
+Result<Evaluation> Engine::evaluate(const Program& p, const std::vector<SeedValue>& seed, const EvalOptions& opts) {
+  if (auto err = checkSeed(seed, opts.wrt)) return *err;
+  std::vector<std::string> names;
+  std::vector<double> values;
+  for (const auto& s : seed) names.push_back(s.name), values.push_back(s.value);
+  auto run = prepare(p, names, opts);
+  if (!run) return run.error();
+  return (*run)->run(values);
+}
+
+Result<LaneEvaluation> Engine::evaluateLanes(const Program& p, const LaneBatch& batch, const EvalOptions& opts) {
+  if (auto err = checkLaneBatch(p, batch, opts.wrt)) return *err;
+  auto run = prepare(p, batch.params, opts);
+  if (!run) return run.error();
+  return (*run)->runLanes(batch.values, batch.count);
+}
+
+namespace {
+
+// Engines known by name: the ones registered (linked in, or by a plugin already opened), and the plugins that
+// may be opened. The order is the one `engineNames` gives.
+struct Registry {
+  Registry() {
+    order.push_back("native");  // always linked in
+    makers["native"] = makeNativeEngine;
+  }
+  std::mutex mu;
+  std::vector<std::string> order;
+  std::map<std::string, std::function<std::unique_ptr<Engine>()>> makers;
+  std::map<std::string, std::unique_ptr<Engine>> engines;
+  std::map<std::string, std::string> pluginErrors;  // a plugin that failed to open: why
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+// Engines that live in plugins (each `dmci-engine-NAME.so`): the core tool does not link their libraries.
+const char* const kPluginEngines[] = {"tensor"};
+
+std::filesystem::path executableDir() {
+  std::error_code ec;
+  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::filesystem::path() : exe.parent_path();
+}
+
+// Where a plugin may be: $DMCI_ENGINE_PATH's folders, beside the executable, ../lib/dmci from it.
+std::vector<std::filesystem::path> pluginFolders() {
+  std::vector<std::filesystem::path> out;
+  if (const char* env = std::getenv("DMCI_ENGINE_PATH")) {
+    std::string s = env;
+    size_t at = 0;
+    while (at <= s.size()) {
+      size_t colon = s.find(':', at);
+      if (colon == std::string::npos) colon = s.size();
+      if (colon > at) out.emplace_back(s.substr(at, colon - at));
+      at = colon + 1;
+    }
+  }
+  auto dir = executableDir();
+  if (!dir.empty()) {
+    out.push_back(dir);
+    out.push_back(dir.parent_path() / "lib" / "dmci");
+  }
+  return out;
+}
+
+// Opens NAME's plugin (its static initialisers register its engines); an empty string on success, else why not.
+std::string openPlugin(const std::string& name) {
+  const std::string file = "dmci-engine-" + name + ".so";
+  std::string looked;
+  for (const auto& dir : pluginFolders()) {
+    auto path = dir / file;
+    looked += (looked.empty() ? "" : ", ") + dir.string();
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec)) continue;
+    if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
+      const char* why = dlerror();
+      return "cannot load " + path.string() + ": " + (why ? why : "unknown error");
+    }
+    return "";
+  }
+  return "the " + name + " engine is not built into this dmci and its plugin " + file +
+         " is not installed (looked in " + looked + "; build with -DDMCI_TENSOR=ON, or set DMCI_ENGINE_PATH)";
+}
+
+bool isPlugin(const std::string& name) {
+  for (const char* p : kPluginEngines)
+    if (name == p) return true;
+  return false;
+}
+
+}  // namespace
+
+void registerEngine(const std::string& name, std::function<std::unique_ptr<Engine>()> make) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  if (!r.makers.count(name)) r.order.push_back(name);
+  r.makers[name] = std::move(make);
+  r.engines.erase(name);
+}
+
+Result<Engine*> engineNamed(const std::string& name) {
+  Registry& r = registry();
+  std::unique_lock<std::mutex> lock(r.mu);
+  if (auto it = r.engines.find(name); it != r.engines.end()) return it->second.get();
+  if (!r.makers.count(name)) {
+    if (!isPlugin(name)) {
+      std::string known;
+      for (const auto& n : r.order) known += (known.empty() ? "" : ", ") + n;
+      for (const char* p : kPluginEngines)
+        if (!r.makers.count(p)) known += (known.empty() ? "" : ", ") + std::string(p);
+      return Error{ErrorKind::Usage, "no engine called '" + name + "' (engines: " + known + ")", {}};
+    }
+    if (auto it = r.pluginErrors.find(name); it != r.pluginErrors.end())
+      return Error{ErrorKind::Usage, it->second, {}};
+    lock.unlock();  // the plugin's initialisers call registerEngine
+    std::string why = openPlugin(name);
+    lock.lock();
+    if (why.empty() && !r.makers.count(name)) why = "the " + name + " engine's plugin registered no engine '" + name + "'";
+    if (!why.empty()) {
+      r.pluginErrors[name] = why;
+      return Error{ErrorKind::Usage, why, {}};
+    }
+  }
+  auto engine = r.makers[name]();
+  Engine* out = engine.get();
+  r.engines[name] = std::move(engine);
+  return out;
+}
+
+Engine& nativeEngine() { return **engineNamed("native"); }
+
+std::vector<std::string> engineNames() {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  std::vector<std::string> out = r.order;
+  for (const char* p : kPluginEngines)
+    if (!r.makers.count(p)) out.push_back(p);
+  return out;
+}
+
+}  // namespace dmci

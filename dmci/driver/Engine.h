@@ -1,0 +1,79 @@
+// The one seam between the pipeline and the engines that run it.
+//
+// An Engine prepares a program once (PreparedProgram: linked, lowered or handed to the evaluator) for one set
+// of parameter names, and the prepared run is then evaluated for one seed or for B lanes at a time. The
+// CLI, the gate, fuzzing, fitting and the benches see engines only through this interface, and find them by
+// name in a registry. An engine that needs a heavy library (the tensor engine's LibTorch) lives in a plugin,
+// `dmci-engine-NAME.so`, which the registry opens the first time the engine is asked for: found beside the
+// running executable, in ../lib/dmci/ from it (an installed tree), or in a folder of $DMCI_ENGINE_PATH. A
+// plugin registers its engines from a static initialiser; an engine linked into a program registers the
+// same way, and then no plugin is opened.
+//
+// Adding an engine: a folder with a class derived from Engine, a static `EngineRegistration`, and (for a
+// plugin) one line in the CMake list of plugins.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/Evaluation.h"
+#include "driver/LaneInput.h"
+#include "driver/Options.h"
+#include "driver/Prepare.h"
+
+namespace dmci {
+
+class Program;
+
+// A program prepared on one engine for one set of parameter names; evaluated as often as wanted.
+class PreparedRun {
+ public:
+  virtual ~PreparedRun() = default;
+  // One seed: a value per parameter, in the prepared order.
+  virtual Result<Evaluation> run(const std::vector<double>& values) = 0;
+  // B lanes: values[param][lane]; with no parameters, `lanes` gives B. The first failing lane's error is the
+  // batch's.
+  virtual Result<LaneEvaluation> runLanes(const std::vector<std::vector<double>>& values, int64_t lanes) = 0;
+};
+
+class Engine {
+ public:
+  virtual ~Engine() = default;
+  virtual std::string name() const = 0;
+  // Why these options cannot run here (a device this machine lacks, a setting the engine does not have), or
+  // nullopt.
+  virtual std::optional<std::string> unsupported(const EvalOptions& opts) const = 0;
+  // Builds the engine's state for a prepared program.
+  virtual Result<std::unique_ptr<PreparedRun>> prepare(const PreparedProgram& p, const EvalOptions& opts) = 0;
+
+  // Prepares and runs once, with the seed's checks (every name bound once, every wrt name bound).
+  Result<Evaluation> evaluate(const Program& p, const std::vector<SeedValue>& seed, const EvalOptions& opts);
+  // Prepares and runs a batch once, with the lane checks (checkLaneBatch).
+  Result<LaneEvaluation> evaluateLanes(const Program& p, const LaneBatch& batch, const EvalOptions& opts);
+  // Prepares a program for repeated runs (the pipeline's set-up, then the engine's).
+  Result<std::unique_ptr<PreparedRun>> prepare(const Program& p, const std::vector<std::string>& params,
+                                               const EvalOptions& opts);
+};
+
+// The engine called `name`: registered already, or registered by its plugin, opened now. Errors say which
+// engines there are and where a plugin was looked for.
+Result<Engine*> engineNamed(const std::string& name);
+// The native engine (always linked in).
+Engine& nativeEngine();
+// The names of the engines registered or known as plugins, in the registry's order.
+std::vector<std::string> engineNames();
+
+// Registers an engine under its name (a later registration of the same name replaces it). Engines live as
+// long as the process.
+void registerEngine(const std::string& name, std::function<std::unique_ptr<Engine>()> make);
+// Registration from a static initialiser: `static EngineRegistration r("name", [] { return ...; });`.
+struct EngineRegistration {
+  EngineRegistration(const std::string& name, std::function<std::unique_ptr<Engine>()> make) {
+    registerEngine(name, std::move(make));
+  }
+};
+
+}  // namespace dmci

@@ -1,0 +1,46 @@
+// The result types' small helpers: counters by name, and one lane of a batch as a single run.
+#include "driver/Evaluation.h"
+
+#include <string_view>
+
+namespace dmci {
+
+void Counters::set(const char* name, double v) {
+  for (size_t k = 0; k < size; ++k)
+    if (std::string_view(items[k].first) == name) {
+      items[k].second = v;
+      return;
+    }
+  if (size < kMax) items[size++] = {name, v};
+}
+
+double Counters::get(const std::string& name) const {
+  for (const auto& [k, x] : *this)
+    if (name == k) return x;
+  return 0;
+}
+
+std::vector<std::pair<std::string, double>> LaneEvaluation::laneGradient(size_t lane) const {
+  std::vector<std::pair<std::string, double>> out;
+  out.reserve(gradientKeys.size());
+  for (size_t k = 0; k < gradientKeys.size(); ++k) out.emplace_back(gradientKeys[k], gradient[k][lane]);
+  return out;
+}
+
+Evaluation LaneEvaluation::lane(size_t l) const {
+  Evaluation ev;
+  ev.value = value[l];
+  ev.isTensor = isTensor;
+  ev.rank = rank, ev.rows = rows, ev.cols = cols;
+  if (isTensor) {
+    size_t n = tensor.size() / value.size();
+    ev.tensor.assign(tensor.begin() + static_cast<std::ptrdiff_t>(l * n),
+                     tensor.begin() + static_cast<std::ptrdiff_t>((l + 1) * n));
+  }
+  ev.gradient = laneGradient(l);
+  ev.counters = counters;
+  ev.stats.steps = static_cast<uint64_t>(counters.get("steps"));
+  return ev;
+}
+
+}  // namespace dmci

@@ -1,0 +1,48 @@
+// What a run is asked to do, for every engine: the route, what to differentiate, the budgets, and the settings
+// of the engines that have any (nested, not copied: an engine reads its own part and ignores the others).
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/Runtime.h"  // Budget
+#include "lower/ComputeGraph.h"
+
+namespace dmci {
+
+enum class Route { Direct, Dmci, Dmci2 };
+const char* routeName(Route r);
+// "direct", "dmci" or "dmci2"; nullopt for anything else.
+std::optional<Route> parseRoute(const std::string& name);
+
+// One seed binding: a free variable of the program and its value.
+struct SeedValue {
+  std::string name;
+  double value;
+};
+
+// The tensor engine's own settings.
+struct TensorSettings {
+  std::string device = "cpu";  // "cpu" or "cuda"
+  bool float32 = false;        // float32 lanes instead of float64
+};
+
+struct EvalOptions {
+  Route route = Route::Direct;
+  bool gradient = true;
+  std::vector<std::string> wrt;  // parameter names to differentiate
+  bool wrtLiterals = false;      // also every numeric literal
+  Budget budget;
+  // Heap cells a run allocates between collections (0: never collect; tests make it tiny). Native engine.
+  size_t collectAfter = size_t{1} << 20;
+  // The evaluator's graph for the dmci routes; null: the one embedded at build time.
+  std::shared_ptr<const ComputeGraph> evaluator;
+  // Threads one evaluation of many lanes may use (0: one per hardware thread): the native engine's lane
+  // threads, the tensor engine's LibTorch threads.
+  int threads = 0;
+  TensorSettings tensor;
+};
+
+}  // namespace dmci
