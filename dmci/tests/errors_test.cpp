@@ -73,6 +73,9 @@ const BadInput kBadInputs[] = {
     {"times_in_body", "(define (f x) (* x 'a))\n(f 2)", ErrorKind::Type, "1:15", "*: argument 2"},
     {"length_of_number", "(length 5)", ErrorKind::Type, "1:1", "length"},
     {"apply_non_list", "(apply + 1)", ErrorKind::Type, "1:1", "apply"},
+    {"apply_without_list", "(apply +)", ErrorKind::Arity, "1:1", "apply: expects at least 2 arguments, got 1"},
+    {"apply_without_list_in_body", "(define (f g)\n  (apply g))\n(f +)", ErrorKind::Arity, "2:3",
+     "apply: expects at least 2 arguments, got 1"},
     {"program_value_list", "(list 1 2)", ErrorKind::Type, "1:1", "must be a number or a tensor"},
     // --- run time: errors raised inside a library procedure point at the user's call of it ---
     {"map_car_of_number", "(apply + (map car '(1 2)))", ErrorKind::Type, "1:10", "car: argument 1 must be a pair"},
@@ -128,6 +131,12 @@ TEST(BadInputTower, Dmci2ReportsTheUsersPosition) {
   Error e = evalErr("(define (f x) (car x))\n(f 5)", Route::Dmci2);
   EXPECT_EQ(e.kind, ErrorKind::Type) << e.str();
   EXPECT_EQ(where(e.pos), "1:15") << e.str();
+}
+
+TEST(BadInputTower, Dmci2ReportsApplyWithoutAListAtItsCall) {
+  Error e = evalErr("(+ 1\n   (apply +))", Route::Dmci2);
+  EXPECT_EQ(e.kind, ErrorKind::Arity) << e.str();
+  EXPECT_EQ(where(e.pos), "2:4") << e.str();
 }
 
 }  // namespace

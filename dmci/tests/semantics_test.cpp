@@ -158,6 +158,11 @@ TEST_P(Semantics, ForEachCallsItsProcedureOnEveryElement) {
   EXPECT_EQ(evalErr("(begin (for-each car '((1) 2)) 5)", GetParam()).kind, ErrorKind::Type);
 }
 
+TEST_P(Semantics, ApplyWithoutAListIsAnErrorOnlyWhenReached) {
+  EXPECT_EQ(value("(if #f (apply +) 5)"), 5);
+  EXPECT_EQ(evalErr("(if #t (apply +) 5)", GetParam()).kind, ErrorKind::Arity);
+}
+
 TEST_P(Semantics, AssocAndMemberUseEqual) {
   EXPECT_EQ(value("(cdr (assoc '(1) '(((2) . 4) ((1) . 5))))"), 5);
   EXPECT_EQ(value("(length (member '(3) '(1 (3) 4)))"), 2);
@@ -261,6 +266,7 @@ const Agreement kAgreement[] = {
     {"variadic", "(define (sum . xs) (apply + xs)) (sum x y 3)", kXY},
     {"variadic_fixed", "(define (f a . r) (* a (length r) (apply + r))) (f x y y)", kXY},
     {"apply_spread", "(apply (lambda (a b c) (- a (* b c))) x (list y 2))", kXY},
+    {"apply_without_list_unreached", "(if (< x 0) (apply +) (* x y))", kXY},
     {"named_let", "(let loop ((i 0) (acc 1)) (if (= i 3) acc (loop (+ i 1) (* acc x))))", kXY},
     {"do", "(do ((i 0 (+ i 1)) (s 0 (+ s (* i x)))) ((= i 4) (* s y)))", kXY},
     {"loop_recur", "(loop ((i 0) (s y)) (if (= i 3) s (recur (+ i 1) (* s x))))", kXY},
@@ -325,6 +331,7 @@ const Agreement kTower[] = {
     {"map", "(apply + (map (lambda (v) (* v x)) (list 1 y)))", kXY},
     {"named_let", "(let loop ((i 0) (s y)) (if (= i 2) s (loop (+ i 1) (* s x))))", kXY},
     {"variadic_apply", "(define (f a . r) (* a (apply + r))) (apply f x (list y 2))", kXY},
+    {"apply_without_list_unreached", "(if (< x 0) (apply +) (* x y))", kXY},
 };
 
 class TowerAgrees : public ::testing::TestWithParam<Agreement> {};

@@ -102,6 +102,7 @@ const Case kCases[] = {
      " (if (for-each (lambda (v) v) '(1 2)) 1 0) (length (map + '(1 2) '(3 4 5))))",
      1.5},
     {"do_loop", "(do ((i 0 (+ i 1)) (acc 1 (* acc x))) ((= i 5) acc))", 1.1},
+    {"apply_without_list_unreached", "(if (< x 0) (apply +) (* 2 x))", 1.5},
     {"equivalence",
      "(+ (if (equal? '(1 (2 \"a\")) (list 1 (list 2 \"a\"))) x 0) (if (eq? 'a 'a) 1 0) (if (eqv? 2 2) 1 0)"
      " (if (null? '()) 1 0) (if (procedure? car) 1 0) (if (list? '(1 . 2)) 1 0) (if (integer? x) 1 0))",
@@ -196,6 +197,14 @@ TEST(OracleErrors, ErrorStopsWithItsMessageAndPosition) {
   EXPECT_EQ(v.error().kind, ErrorKind::User);
   EXPECT_EQ(v.error().message, "boom 1 a");
   EXPECT_EQ(v.error().pos.str(), "prog.scm:2:3");
+}
+
+TEST(OracleErrors, ApplyWithoutAListIsAnArityErrorAtItsCall) {
+  auto v = oracleRun("(+ 1\n   (apply +))");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().kind, ErrorKind::Arity);
+  EXPECT_EQ(v.error().message, "apply: expects at least 2 arguments, got 1");
+  EXPECT_EQ(v.error().pos.str(), "prog.scm:2:4");
 }
 
 TEST(OracleErrors, ATypeErrorPointsAtTheApplication) {
