@@ -253,7 +253,7 @@ constexpr const char* kAssoc = R"scm((define (assoc key alist . compare)
               (if (if (%pair? l) (%pair? (%car l)) #f)
                   (if (same? key (%caar l)) (%car l) (scan (%cdr l)))
                   (if (%null? l) #f (%assoc-equal key l)))))
-          (%error "assoc: expects 2 to 3 arguments, got" (%+ 2 (%length compare)))))))scm";
+          (%error "assoc: expects 2 to 3 arguments, got" (%length (%cons key (%cons alist compare))))))))scm";
 
 constexpr const char* kMember = R"scm((define (member x l . compare)
   (if (%null? compare)
@@ -264,7 +264,7 @@ constexpr const char* kMember = R"scm((define (member x l . compare)
               (if (%pair? r)
                   (if (same? x (%car r)) r (scan (%cdr r)))
                   (if (%null? r) #f (%member-equal x r)))))
-          (%error "member: expects 2 to 3 arguments, got" (%+ 2 (%length compare)))))))scm";
+          (%error "member: expects 2 to 3 arguments, got" (%length (%cons x (%cons l compare))))))))scm";
 
 }  // namespace
 

@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <set>
 #include <string>
 #include <vector>
@@ -355,6 +356,19 @@ TEST(Prelude, DefinitionsAreOneBalancedFormReferringToPrimitivesOnlyByPercentNam
       }
     }
     EXPECT_EQ(depth, 0) << p.name;
+  }
+}
+
+// A number in a library procedure would be a differentiable leaf named by a <prelude:...> position among the
+// program's literals.
+TEST(Prelude, DefinitionsHaveNoNumericLiterals) {
+  for (const Primitive& p : primitives()) {
+    if (!p.prelude) continue;
+    for (const std::string& t : tokens(p.prelude)) {
+      char* end = nullptr;
+      std::strtod(t.c_str(), &end);
+      EXPECT_FALSE(end != t.c_str() && *end == '\0') << p.name << " has the literal " << t;
+    }
   }
 }
 
