@@ -116,10 +116,12 @@ V<Num> equalPrim(const PrimCall<Num>& c) {
   return V<Num>::boolean(c.decide(DecisionKind::Branch, Num(same ? 1 : 0), gap, Num(0)) != 0);
 }
 
-// --- searches: assq assv assoc give the entry, memq memv member the sublist, or #f; a decision on the index ---
+// --- searches: assq assv %assoc-equal give the entry, memq memv %member-equal the sublist, or #f; one decision ---
 
 template <class Num, bool Structural, bool Assoc>
-V<Num> search(const PrimCall<Num>& c) {
+V<Num> search(const PrimCall<Num>& call) {
+  // The equal? searches are the rows %assoc-equal and %member-equal; their errors name assoc and member.
+  const PrimCall<Num> c{call.in, call.site, Structural ? (Assoc ? "assoc" : "member") : call.name, call.args};
   const char* want = Assoc ? "a list of pairs" : "a proper list";
   Closeness<Num> gap;
   int found = -1, n = 0;
@@ -275,10 +277,10 @@ void addListPrims(PrimRegistry<Num>& r) {
   r.add("equal?", equalPrim<Num>);
   r.add("assq", search<Num, false, true>);
   r.add("assv", search<Num, false, true>);
-  r.add("assoc", search<Num, true, true>);
+  r.add("%assoc-equal", search<Num, true, true>);
   r.add("memq", search<Num, false, false>);
   r.add("memv", search<Num, false, false>);
-  r.add("member", search<Num, true, false>);
+  r.add("%member-equal", search<Num, true, false>);
   for (const char* name : {"car", "cdr", "caar", "cadr", "cdar", "cddr", "caaar", "caadr", "cadar", "caddr", "cdaar",
                            "cdadr", "cddar", "cdddr"})
     r.add(name, cxr<Num>);

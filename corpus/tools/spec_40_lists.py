@@ -76,3 +76,23 @@ prog("lists/assoc_strings.scm", F, [dict(r=0.3, t=2.0), dict(r=1.5, t=0.1), dict
      cf=lambda s, L: {"r": -mpf(2.5) * s["t"] * exp(-s["r"] * s["t"]), "t": -mpf(2.5) * s["r"] * exp(-s["r"] * s["t"]),
                       L("2.5"): exp(-s["r"] * s["t"])},
      cv=lambda s: mpf(2.5) * exp(-s["r"] * s["t"]), note="2.5 e^(-r t)")
+
+
+def _tiers(s):
+    """(rate factor, [(coefficient of x, constant) summed from the first reading above 1]) at the seed."""
+    t, x = s["t"], s["x"]
+    rate = mpf(0.5) if t <= 10 else mpf(1) if t <= 20 else mpf(2)
+    readings = [(mpf(0), mpf("0.2")), (mpf(1), mpf(0)), (mpf(3), mpf(0)), (mpf(0), mpf(5))]
+    first = next(i for i, (a, b) in enumerate(readings) if a * x + b > 1)
+    return rate, readings[first:]
+def _assoc_compare(s, L):
+    k, x = s["k"], s["x"]
+    rate, rest = _tiers(s)
+    total = sum(a * x + b for a, b in rest)
+    coeff = sum(a for a, _ in rest)
+    return {"k": rate * total, "x": rate * k * coeff, "t": mpf(0),
+            L("0.5"): k * total if rate == mpf(0.5) else mpf(0), L("2"): k * total if rate == 2 else mpf(0),
+            L("3"): rate * k * x if any(a == 3 for a, _ in rest) else mpf(0), L("5"): rate * k}
+prog("lists/assoc_compare.scm", F, [dict(t=15.0, k=0.3, x=0.5), dict(t=5.0, k=1.2, x=2.0), dict(t=30.0, k=-0.4, x=0.1)],
+     cf=_assoc_compare, cv=lambda s: (lambda r: r[0] * s["k"] * sum(a * s["x"] + b for a, b in r[1]))(_tiers(s)),
+     note="rate(t) k (sum of the readings after the first above 1); the comparisons only choose")

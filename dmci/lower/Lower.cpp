@@ -194,7 +194,8 @@ class Lowering {
         ctx.next = mark;
         return ret(ctx, dst, tail, e.pos);
       }
-      if (id >= 0 && std::string(prim(id).name) == "apply" && argc >= 1) {
+      // (apply f) has no list: it stays a call of the apply primitive, whose arity check raises at run time.
+      if (id >= 0 && std::string(prim(id).name) == "apply" && argc >= 2) {
         int first = args(e.kids, 1, ctx);
         emit(ctx, {tail ? Op::TailApply : Op::Apply, dst, first, first + 1, argc - 1}, e.pos);
         ctx.next = mark;

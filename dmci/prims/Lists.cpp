@@ -165,7 +165,7 @@ Value listRefPrim(Runtime& rt, const Value* a, int) {
   return rt.car(v);
 }
 
-// --- searches: assq assv assoc return the entry, memq memv member the sublist, or #f ---
+// --- searches: assq assv %assoc-equal return the entry, memq memv %member-equal the sublist, or #f ---
 
 bool sameEqv(const Runtime&, const Value& x, const Value& y) { return isEqv(x, y); }
 
@@ -240,6 +240,32 @@ constexpr const char* kReduce = R"scm((define (reduce f ridentity l)
       (let fold ((acc (%car l)) (l (%cdr l)))
         (if (%null? l) acc (fold (f (%car l) acc) (%cdr l)))))))scm";
 
+// R7RS's optional third argument: the 2-argument form is the native equal? search
+// (%assoc-equal); with a comparison procedure the scan is here, since a primitive cannot
+// call a procedure. A malformed rest of the list goes to the native search, which raises
+// the 2-argument form's Type error.
+constexpr const char* kAssoc = R"scm((define (assoc key alist . compare)
+  (if (%null? compare)
+      (%assoc-equal key alist)
+      (if (%null? (%cdr compare))
+          (let ((same? (%car compare)))
+            (let scan ((l alist))
+              (if (if (%pair? l) (%pair? (%car l)) #f)
+                  (if (same? key (%caar l)) (%car l) (scan (%cdr l)))
+                  (if (%null? l) #f (%assoc-equal key l)))))
+          (%error "assoc: expects 2 to 3 arguments, got" (%length (%cons key (%cons alist compare))))))))scm";
+
+constexpr const char* kMember = R"scm((define (member x l . compare)
+  (if (%null? compare)
+      (%member-equal x l)
+      (if (%null? (%cdr compare))
+          (let ((same? (%car compare)))
+            (let scan ((r l))
+              (if (%pair? r)
+                  (if (same? x (%car r)) r (scan (%cdr r)))
+                  (if (%null? r) #f (%member-equal x r)))))
+          (%error "member: expects 2 to 3 arguments, got" (%length (%cons x (%cons l compare))))))))scm";
+
 }  // namespace
 
 void addListPrims(std::vector<Primitive>& t) {
@@ -259,14 +285,18 @@ void addListPrims(std::vector<Primitive>& t) {
                "(assq key alist) first entry whose car is eq? to key, or #f", flows});
   t.push_back({"assv", 2, 2, assvPrim, nullptr, nullptr, L,
                "(assv key alist) first entry whose car is eqv? to key, or #f", flows});
-  t.push_back({"assoc", 2, 2, assocPrim, nullptr, nullptr, L,
-               "(assoc key alist) first entry whose car is equal? to key, or #f", flows});
+  t.push_back(
+      {"%assoc-equal", 2, 2, assocPrim, nullptr, nullptr, L,
+       "(%assoc-equal key alist) assoc's 2-argument form, native: first entry whose car is equal? to key, or #f",
+       flows});
   t.push_back({"memq", 2, 2, memqPrim, nullptr, nullptr, L,
                "(memq x l) the sublist of l starting at the first element eq? to x, or #f", flows});
   t.push_back({"memv", 2, 2, memvPrim, nullptr, nullptr, L,
                "(memv x l) the sublist of l starting at the first element eqv? to x, or #f", flows});
-  t.push_back({"member", 2, 2, memberPrim, nullptr, nullptr, L,
-               "(member x l) the sublist of l starting at the first element equal? to x, or #f", flows});
+  t.push_back({"%member-equal", 2, 2, memberPrim, nullptr, nullptr, L,
+               "(%member-equal x l) member's 2-argument form, native: the sublist of l starting at the first element "
+               "equal? to x, or #f",
+               flows});
 
   const char* throughF = "gradients flow through f";
   t.push_back({"map", 2, -1, nullptr, nullptr, kMap, L,
@@ -276,6 +306,14 @@ void addListPrims(std::vector<Primitive>& t) {
                "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t", throughF});
   t.push_back({"filter", 2, 2, nullptr, nullptr, kFilter, L,
                "(filter keep? l) the elements of l for which keep? is true, in order", throughF});
+  t.push_back({"assoc", 2, 3, nullptr, nullptr, kAssoc, L,
+               "(assoc key alist [compare]) first entry whose car is equal? to key, or for which (compare key car) "
+               "is true, or #f",
+               flows});
+  t.push_back({"member", 2, 3, nullptr, nullptr, kMember, L,
+               "(member x l [compare]) the sublist of l starting at the first element equal? to x, or for which "
+               "(compare x element) is true, or #f",
+               flows});
   t.push_back({"fold-left", 3, 3, nullptr, nullptr, kFoldLeft, L,
                "(fold-left f init l) (f (... (f (f init x1) x2) ...) xn)", throughF});
   t.push_back({"fold-right", 3, 3, nullptr, nullptr, kFoldRight, L,

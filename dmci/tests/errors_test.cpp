@@ -73,11 +73,25 @@ const BadInput kBadInputs[] = {
     {"times_in_body", "(define (f x) (* x 'a))\n(f 2)", ErrorKind::Type, "1:15", "*: argument 2"},
     {"length_of_number", "(length 5)", ErrorKind::Type, "1:1", "length"},
     {"apply_non_list", "(apply + 1)", ErrorKind::Type, "1:1", "apply"},
+    {"apply_without_list", "(apply +)", ErrorKind::Arity, "1:1", "apply: expects at least 2 arguments, got 1"},
+    {"apply_without_list_in_body", "(define (f g)\n  (apply g))\n(f +)", ErrorKind::Arity, "2:3",
+     "apply: expects at least 2 arguments, got 1"},
     {"program_value_list", "(list 1 2)", ErrorKind::Type, "1:1", "must be a number or a tensor"},
     // --- run time: errors raised inside a library procedure point at the user's call of it ---
     {"map_car_of_number", "(apply + (map car '(1 2)))", ErrorKind::Type, "1:10", "car: argument 1 must be a pair"},
     {"fold_left_wrong_arity", "(fold-left (lambda (a) a) 0 '(1 2))", ErrorKind::Arity, "1:1",
      "expects 1 argument, got 2"},
+    // --- run time: assoc and member, whose comparison form is a library procedure ---
+    {"assoc_not_alist", "(assoc 3 '((1 . 2) 5))", ErrorKind::Type, "1:1",
+     "assoc: argument 2 must be a list of pairs, got ((1 . 2) 5)"},
+    {"assoc_compare_not_alist", "(assoc 3 '((1 . 2) 5) =)", ErrorKind::Type, "1:1",
+     "assoc: argument 2 must be a list of pairs, got (5)"},
+    {"member_compare_improper", "(member 3 '(1 . 2) =)", ErrorKind::Type, "1:1",
+     "member: argument 2 must be a proper list, got 2"},
+    {"member_compare_not_procedure", "(member 1 '(2) 5)", ErrorKind::NotProcedure, "1:1", "non-procedure: 5"},
+    {"assoc_too_few", "(assoc 1)", ErrorKind::Arity, "1:1", "assoc: expects at least 2 arguments, got 1"},
+    {"member_too_many", "(define l '(1))\n(member 1 l = 4)", ErrorKind::User, "2:1",
+     "member: expects 2 to 3 arguments, got 4"},
     // --- run time: application, domain, user errors ---
     {"apply_number", "(5 3)", ErrorKind::NotProcedure, "1:1", "non-procedure: 5"},
     {"apply_string", "(\"f\" 3)", ErrorKind::NotProcedure, "1:1", "non-procedure: \"f\""},
@@ -128,6 +142,18 @@ TEST(BadInputTower, Dmci2ReportsTheUsersPosition) {
   Error e = evalErr("(define (f x) (car x))\n(f 5)", Route::Dmci2);
   EXPECT_EQ(e.kind, ErrorKind::Type) << e.str();
   EXPECT_EQ(where(e.pos), "1:15") << e.str();
+}
+
+TEST(BadInputTower, Dmci2ReportsAnAssocComparisonErrorAtItsCall) {
+  Error e = evalErr("(+ 1\n   (cdr (assoc 1 '((2 . 3) 4) =)))", Route::Dmci2);
+  EXPECT_EQ(e.kind, ErrorKind::Type) << e.str();
+  EXPECT_EQ(where(e.pos), "2:9") << e.str();
+}
+
+TEST(BadInputTower, Dmci2ReportsApplyWithoutAListAtItsCall) {
+  Error e = evalErr("(+ 1\n   (apply +))", Route::Dmci2);
+  EXPECT_EQ(e.kind, ErrorKind::Arity) << e.str();
+  EXPECT_EQ(where(e.pos), "2:4") << e.str();
 }
 
 }  // namespace

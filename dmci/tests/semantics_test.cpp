@@ -158,11 +158,25 @@ TEST_P(Semantics, ForEachCallsItsProcedureOnEveryElement) {
   EXPECT_EQ(evalErr("(begin (for-each car '((1) 2)) 5)", GetParam()).kind, ErrorKind::Type);
 }
 
+TEST_P(Semantics, ApplyWithoutAListIsAnErrorOnlyWhenReached) {
+  EXPECT_EQ(value("(if #f (apply +) 5)"), 5);
+  EXPECT_EQ(evalErr("(if #t (apply +) 5)", GetParam()).kind, ErrorKind::Arity);
+}
+
 TEST_P(Semantics, AssocAndMemberUseEqual) {
   EXPECT_EQ(value("(cdr (assoc '(1) '(((2) . 4) ((1) . 5))))"), 5);
   EXPECT_EQ(value("(length (member '(3) '(1 (3) 4)))"), 2);
   EXPECT_EQ(value("(if (member 9 '(1 2)) 1 0)"), 0);
   EXPECT_EQ(value("(cdr (assq 'b '((a . 1) (b . 2))))"), 2);
+}
+
+TEST_P(Semantics, AssocAndMemberTakeAComparisonProcedure) {
+  EXPECT_EQ(value("(cadr (assoc 2 '((1 1) (2 4)) =))"), 4);
+  EXPECT_EQ(value("(car (member 2.0 '(1 2 3) =))"), 2);
+  EXPECT_EQ(value("(car (member 2 '(1 2 3) <))"), 3);  // called as (compare x element)
+  EXPECT_EQ(value("(cdr (assoc 5 '((4 . 1) (9 . 2)) (lambda (key k) (< key k))))"), 2);
+  EXPECT_EQ(value("(if (assoc 7 '((1 . 2)) =) 1 0)"), 0);
+  EXPECT_EQ(value("(car (apply member (list 2 '(1 2 3) <)))"), 3);
 }
 
 TEST_P(Semantics, EqualComparesNestedLists) {
@@ -198,6 +212,11 @@ TEST_P(Semantics, GradientFlowsThroughMapAndFold) {
 TEST_P(Semantics, GradientFlowsThroughLists) {
   EXPECT_EQ(grad("(let ((l (list x (* x x)))) (* (car l) (cadr l)))", {{"x", 2}}, "x"), 12);
   EXPECT_EQ(grad("(apply * (cons x (reverse (list x 1))))", {{"x", 5}}, "x"), 10);
+}
+
+TEST_P(Semantics, GradientFlowsThroughAssocAndMemberWithAComparison) {
+  EXPECT_EQ(grad("(cadr (assoc 2 (list (list 1 x) (list 2 (* x x))) =))", {{"x", 3}}, "x"), 6);
+  EXPECT_EQ(grad("(apply * (member x (list 1 x 4) =))", {{"x", 3}}, "x"), 4);
 }
 
 TEST_P(Semantics, GradientFlowsThroughTensors) {
@@ -261,6 +280,7 @@ const Agreement kAgreement[] = {
     {"variadic", "(define (sum . xs) (apply + xs)) (sum x y 3)", kXY},
     {"variadic_fixed", "(define (f a . r) (* a (length r) (apply + r))) (f x y y)", kXY},
     {"apply_spread", "(apply (lambda (a b c) (- a (* b c))) x (list y 2))", kXY},
+    {"apply_without_list_unreached", "(if (< x 0) (apply +) (* x y))", kXY},
     {"named_let", "(let loop ((i 0) (acc 1)) (if (= i 3) acc (loop (+ i 1) (* acc x))))", kXY},
     {"do", "(do ((i 0 (+ i 1)) (s 0 (+ s (* i x)))) ((= i 4) (* s y)))", kXY},
     {"loop_recur", "(loop ((i 0) (s y)) (if (= i 3) s (recur (+ i 1) (* s x))))", kXY},
@@ -281,6 +301,9 @@ const Agreement kAgreement[] = {
      "   (car (list-tail l 2)) (apply + (append l l))))",
      kXY},
     {"assoc_member", "(+ (cdr (assoc 'b (list (cons 'a x) (cons 'b y)))) (car (member 3 (list 1 x 3))))", kXY},
+    {"assoc_member_compare",
+     "(+ (cadr (assoc 2 (list (list 1 x) (list 2 y)) =)) (apply * (member y (list 1 x y 3) (lambda (a b) (= a b)))))",
+     kXY},
     {"equal", "(if (equal? (list 1 (list 2)) '(1 (2))) x y)", kXY},
     {"deep_non_tail", "(define (sum n) (if (= n 0) 0 (+ x (sum (- n 1))))) (sum 200)", kXY},
     {"tail", "(define (go n acc) (if (= n 0) acc (go (- n 1) (+ acc (* x y))))) (go 300 0)", kXY},
@@ -325,6 +348,8 @@ const Agreement kTower[] = {
     {"map", "(apply + (map (lambda (v) (* v x)) (list 1 y)))", kXY},
     {"named_let", "(let loop ((i 0) (s y)) (if (= i 2) s (loop (+ i 1) (* s x))))", kXY},
     {"variadic_apply", "(define (f a . r) (* a (apply + r))) (apply f x (list y 2))", kXY},
+    {"apply_without_list_unreached", "(if (< x 0) (apply +) (* x y))", kXY},
+    {"assoc_member_compare", "(* (cadr (assoc 2 (list (list 1 x) (list 2 y)) =)) (car (member 1 (list x y) <)))", kXY},
 };
 
 class TowerAgrees : public ::testing::TestWithParam<Agreement> {};

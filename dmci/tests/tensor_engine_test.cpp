@@ -84,6 +84,13 @@ const std::vector<Case>& corpus() {
       {"list_ref_by_lane", "(* x (list-ref (list 10 x (* 2 x) 4) i))", {"i", "x"}, {{0, 1, 2, 3}, {0.5, 1.5, 2.5, 3.5}}},
       {"assv_by_lane", "(+ (cdr (assv k (list (cons 1 10) (cons 2 x) (cons 3 (* x x))))) (if (equal? (list x 1) (list 2.5 1)) 100 0))",
        {"k", "x"}, {{1, 2, 3, 2}, {0.5, 2.5, 3.5, 1.0}}},
+      // assoc and member: the comparison form's scan splits at the comparison (a library procedure), the
+      // 2-argument form's native equal? search reads the per-lane key inside its list argument.
+      {"assoc_member_by_lane",
+       "(+ (cadr (assoc k (list (list 1 10) (list 2 x) (list 3 (* x x))) =))"
+       " (apply + (member x (list 0.5 1.5 2.5 (* 2 x)) <))"
+       " (cdr (assoc (list k) (list (cons (list 1) x) (cons (list 2) 3) (cons (list 3) (* 3 x))))))",
+       {"k", "x"}, {{1, 2, 3, 2}, {0.5, 2.5, 3.5, 1.0}}},
       {"letrec_split", "(define (f y) (define a (if (< y 1) (* y 2) (* y 3))) (define (g z) (* z a)) (g a))\n(f x)",
        {"x"}, {{0.5, 1.5, 0.25, 3.0}}},
       {"apply_max", "(+ (apply max (list x 1 2)) (apply min x (list 1.5 2)))", {"x"}, {kX}},
@@ -228,6 +235,8 @@ TEST_P(TensorErrors, MatchNativeKindMessageAndPosition) {
       {"(solve (mat (list 1 2) (list 2 x)) (vec 1 1))", {"x"}, {{3, 4.000000000000001}}},
       {"(error \"bad value\" x)", {"x"}, {{0.25}}},
       {"(list x)", {"x"}, {{1}}},
+      {"(if (< x 2) (apply +) x)", {"x"}, {{3, 1.5}}},
+      {"(cdr (assoc x (list (cons 1 2) 5) =))", {"x"}, {{3, 4}}},
   };
   for (const auto& c : cases) {
     Error t = tensorError(c.src, GetParam(), c.params, c.lanes);

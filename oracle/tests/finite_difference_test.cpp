@@ -129,6 +129,14 @@ TEST(FdReverseMode, AgreesOnHigherOrderListCode) {
       {{"a", 0.3}}, {"a"});
 }
 
+TEST(FdReverseMode, AgreesOnAssocAndMemberWithAComparison) {
+  // Symbol keys and strict comparisons away from ties: the literals' gradients are path derivatives.
+  expectAgreesWithReverseMode(
+      "(+ (cadr (assoc 'b (list (list 'a (* a a)) (list 'b (sin a))) eq?))"
+      " (apply + (member 2 (list 1 a 3 (* 3 a)) (lambda (k v) (< k v)))))",
+      {{"a", 0.7}}, {"a"});
+}
+
 // --- nondifferentiable seeds, with the reason and its position ---
 
 TEST(FdNondifferentiable, ABranchThresholdAtTheSeed) {

@@ -102,6 +102,12 @@ const Case kCases[] = {
      " (if (for-each (lambda (v) v) '(1 2)) 1 0) (length (map + '(1 2) '(3 4 5))))",
      1.5},
     {"do_loop", "(do ((i 0 (+ i 1)) (acc 1 (* acc x))) ((= i 5) acc))", 1.1},
+    {"apply_without_list_unreached", "(if (< x 0) (apply +) (* 2 x))", 1.5},
+    {"assoc_member_compare",
+     "(+ (cadr (assoc 2 (list (list 1 x) (list 2 (* x x))) =)) (car (member 2.0 '(1 2 3) =))"
+     " (car (member 2 (list 1 2 x) <)) (if (assoc 9 '((1 . 2)) =) 1 0) (cdr (assoc '(1) '(((1) . 3))))"
+     " (cdr (assoc 1 (list (cons 3 x) (cons 0 2)) (lambda (key k) (> key k)))))",
+     2.5},
     {"equivalence",
      "(+ (if (equal? '(1 (2 \"a\")) (list 1 (list 2 \"a\"))) x 0) (if (eq? 'a 'a) 1 0) (if (eqv? 2 2) 1 0)"
      " (if (null? '()) 1 0) (if (procedure? car) 1 0) (if (list? '(1 . 2)) 1 0) (if (integer? x) 1 0))",
@@ -196,6 +202,21 @@ TEST(OracleErrors, ErrorStopsWithItsMessageAndPosition) {
   EXPECT_EQ(v.error().kind, ErrorKind::User);
   EXPECT_EQ(v.error().message, "boom 1 a");
   EXPECT_EQ(v.error().pos.str(), "prog.scm:2:3");
+}
+
+TEST(OracleErrors, ApplyWithoutAListIsAnArityErrorAtItsCall) {
+  auto v = oracleRun("(+ 1\n   (apply +))");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().kind, ErrorKind::Arity);
+  EXPECT_EQ(v.error().message, "apply: expects at least 2 arguments, got 1");
+  EXPECT_EQ(v.error().pos.str(), "prog.scm:2:4");
+}
+
+TEST(OracleErrors, AssocWithAComparisonOnAMalformedListIsATypeError) {
+  auto v = oracleRun("(cdr (assoc 3 '((1 . 2) 5) =))");
+  ASSERT_FALSE(v);
+  EXPECT_EQ(v.error().kind, ErrorKind::Type);
+  EXPECT_EQ(v.error().message, "assoc: argument 2 must be a list of pairs, got (5)");
 }
 
 TEST(OracleErrors, ATypeErrorPointsAtTheApplication) {

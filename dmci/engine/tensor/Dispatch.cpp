@@ -42,7 +42,7 @@ const std::vector<Reads>& readsById() {
                           "string?", "boolean?", "procedure?", "number?", "not", "error", "%at", "%global",
                           "%primitive", "%check-arity", "%box-new", "%box-set!", "%box-ref", "%box?"})
       out[idOf(n)] = Reads::Nothing;
-    for (const char* n : {"equal?", "assoc", "member", "mat"}) out[idOf(n)] = Reads::Lists;
+    for (const char* n : {"equal?", "%assoc-equal", "%member-equal", "mat"}) out[idOf(n)] = Reads::Lists;
     for (const char* n : {"assq", "assv", "memq", "memv"}) out[idOf(n)] = Reads::ListsByNumber;
     for (size_t k = 0; k < out.size(); ++k)
       if (isCxr(primitives()[k].name)) out[k] = Reads::Nothing;
