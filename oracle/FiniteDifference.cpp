@@ -6,7 +6,7 @@
 #include <set>
 
 #include "oracle/BigStack.h"
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
 
 namespace dmci::oracle {

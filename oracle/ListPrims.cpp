@@ -4,7 +4,7 @@
 #include <cstring>
 #include <optional>
 
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
 
 namespace dmci::oracle {

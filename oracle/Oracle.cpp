@@ -4,7 +4,7 @@
 #include <optional>
 
 #include "oracle/BigStack.h"
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 
 namespace dmci::oracle {
 

@@ -6,7 +6,7 @@
 #include <limits>
 #include <optional>
 
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
 
 namespace dmci::oracle {

@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
 
 namespace dmci::oracle {

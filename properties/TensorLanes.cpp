@@ -1,7 +1,6 @@
 // The lane properties: batched = one lane at a time, and the tensor engine = the native engine, on a generated
 // case whose seed is varied over B lanes. Both engines are taken from the registry (the tensor engine linked in,
 // or its plugin).
-#include <bit>
 #include <cmath>
 #include <optional>
 #include <sstream>
@@ -11,8 +10,6 @@
 
 namespace dmci::props {
 namespace {
-
-bool identical(double a, double b) { return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b); }
 
 // |a - b| <= rel * max(|b|, scale), or both the same non-finite value.
 bool close(double a, double b, double rel, double scale) {
@@ -78,26 +75,19 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     out.verdict = Verdict::Fail;
     out.detail += (out.detail.empty() ? "" : "\n") + why + route;
   };
+  // Batched native = alone, bit for bit: the same machine, prepared once instead of per run (the gate's lane
+  // comparison).
+  auto same = gate::compareLanes("native batch", batch, native, [&](size_t k) { return alone[k]; }, 0,
+                                 criteria.floor);
+  for (const auto& why : same.reasons) fail(why);
   for (int k = 0; k < lanes && out.ok(); ++k) {
     const Evaluation& one = *alone[static_cast<size_t>(k)];
     const std::string lane = "lane " + std::to_string(k) + ": ";
     size_t l = static_cast<size_t>(k);
-    // Batched native = alone, bit for bit: the same machine, prepared once instead of per run.
-    if (!identical(native->value[l], one.value))
-      fail(lane + "native batch value " + num(native->value[l]) + " vs alone " + num(one.value));
     auto ng = native->laneGradient(l);
-    if (ng.size() != one.gradient.size()) {
-      fail(lane + "native batch has " + std::to_string(ng.size()) + " gradient components, alone " +
-           std::to_string(one.gradient.size()));
-      break;
-    }
     double scale = criteria.floor;  // as the gate's relative errors: never below its floor
-    for (size_t j = 0; j < ng.size(); ++j) {
-      if (ng[j].first != one.gradient[j].first || !identical(ng[j].second, one.gradient[j].second))
-        fail(lane + "native batch d/d " + ng[j].first + " = " + num(ng[j].second) + " vs alone d/d " +
-             one.gradient[j].first + " = " + num(one.gradient[j].second));
-      if (std::isfinite(one.gradient[j].second)) scale = std::max(scale, std::fabs(one.gradient[j].second));
-    }
+    for (const auto& [key, g] : one.gradient)
+      if (std::isfinite(g)) scale = std::max(scale, std::fabs(g));
     // Tensor = native: values within 1e-12 relative, or, for an ill-conditioned value, within the oracle's
     // rounding spread.
     if (!close(tensor->value[l], one.value, criteria.value, criteria.floor)) {

@@ -53,7 +53,7 @@ int compileCommand(const std::string& file, const std::string& out, const std::v
 int primsCommand(bool asJson) {
   json rows = json::array();
   for (const auto& p : primitives()) {
-    if (p.family == PrimFamily::Internal) continue;
+    if (p.family == PrimFamily::Internal || p.name[0] == '%') continue;  // the library's own rows
     if (asJson) {
       rows.push_back({{"name", p.name},
                       {"min", p.minArgs},

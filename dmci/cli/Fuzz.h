@@ -11,8 +11,8 @@ struct FuzzArgs {
   double seconds = 0;
   uint64_t seed = 0;    // 0: drawn from the clock, and printed
   std::string shard = "0/1";
-  std::string json = "reports/fuzz.json";
-  std::string md = "reports/fuzz.md";
+  std::string json = "reports/tmp/fuzz.json";
+  std::string md = "reports/tmp/fuzz.md";
   std::string save;     // where failures become corpus cases
   int jobs = 2;
   int maxDepth = 5;

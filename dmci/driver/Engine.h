@@ -58,6 +58,13 @@ class Engine {
                                                const EvalOptions& opts);
 };
 
+// A prepared run whose constructor may have failed (it reports setupError()): the run, or that error.
+template <class Run>
+Result<std::unique_ptr<PreparedRun>> preparedOrError(std::unique_ptr<Run> run) {
+  if (const Error* e = run->setupError()) return *e;
+  return std::unique_ptr<PreparedRun>(std::move(run));
+}
+
 // The engine called `name`: registered already, or registered by its plugin, opened now. Errors say which
 // engines there are and where a plugin was looked for.
 Result<Engine*> engineNamed(const std::string& name);

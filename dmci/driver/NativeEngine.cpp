@@ -137,9 +137,7 @@ class NativeEngine final : public Engine {
     return std::nullopt;
   }
   Result<std::unique_ptr<PreparedRun>> prepare(const PreparedProgram& p, const EvalOptions& opts) override {
-    auto run = std::make_unique<NativeRun>(p, opts);
-    if (run->setupError()) return *run->setupError();
-    return std::unique_ptr<PreparedRun>(std::move(run));
+    return preparedOrError(std::make_unique<NativeRun>(p, opts));
   }
   using Engine::prepare;
 };

@@ -235,59 +235,73 @@ void compareClosedForms(PairResult& r, Verdict& v, const Criteria& c, bool smoot
     raise(r.errors.closedForm, v.value("closed value vs oracle", r.oracle.value, *r.pair.closedValue, c.closedForm));
 }
 
-// Lanes: each route runs the pair's lanes as one batch, and each lane alone; value and every gradient
-// component must agree within criteria.batched (0: bit for bit). At most kMaxLaneFailures lanes are named
-// per route.
-void checkLanes(const Program& program, PairResult& r, const GateOptions& opts) {
+}  // namespace
+
+LaneComparison compareLanes(const std::string& label, const LaneBatch& lanes, const Result<LaneEvaluation>& batch,
+                            const std::function<Result<Evaluation>(size_t)>& alone, double tol, double floor) {
   constexpr size_t kMaxLaneFailures = 3;
+  LaneComparison out;
+  PairResult scratch;  // Verdict's reasons land here
+  Criteria c;
+  c.floor = floor;
+  Verdict v(scratch, c);
+  const size_t n = static_cast<size_t>(lanes.lanes());
+  if (!batch) {
+    v.fail(label + ": the batch of " + std::to_string(n) + " lanes failed: " + batch.error().str());
+    out.worst = kInf;
+    out.reasons = std::move(scratch.reasons);
+    return out;
+  }
+  size_t failing = 0;
+  for (size_t lane = 0; lane < n; ++lane) {
+    std::string at = label + ", lane " + std::to_string(lane) + " (";
+    for (size_t k = 0; k < lanes.params.size(); ++k)
+      at += (k ? ", " : "") + lanes.params[k] + "=" + formatNumber(lanes.values[k][lane]);
+    at += ")";
+    auto one = alone(lane);
+    ++out.lanesCompared;
+    size_t before = scratch.reasons.size();
+    if (!one) {
+      v.fail(at + ": fails alone (" + one.error().str() + ") but not in the batch");
+      out.worst = kInf;
+    } else {
+      out.worst = std::max(out.worst, v.value(at + ": value batched vs alone", batch->value[lane], one->value, tol));
+      double e = v.gradients(at + " batched", batch->laneGradient(lane), "alone", one->gradient, tol);
+      out.worst = std::isnan(e) ? e : std::max(out.worst, e);
+    }
+    if (scratch.reasons.size() > before && ++failing == kMaxLaneFailures && lane + 1 < n) {
+      v.fail(label + ": lanes after " + std::to_string(lane) + " not compared (" + std::to_string(kMaxLaneFailures) +
+             " lanes already disagree)");
+      break;
+    }
+  }
+  out.reasons = std::move(scratch.reasons);
+  return out;
+}
+
+namespace {
+
+// Lanes: each route runs the pair's lanes as one batch, and each lane alone; value and every gradient
+// component must agree within criteria.batched (0: bit for bit). At most 3 failing lanes are named per route.
+void checkLanes(const Program& program, PairResult& r, const GateOptions& opts) {
   const GatePair& pair = r.pair;
   if (pair.lanes.empty()) return;
   const size_t n = pair.laneCount();
   r.lanes = n;
-  Verdict v(r, opts.criteria);
-  const double tol = opts.criteria.batched;
-  std::vector<std::string> params;
-  std::vector<std::vector<double>> values;
+  LaneBatch lanes{{}, {}, 1};
   for (const auto& b : pair.bind) {
-    params.push_back(b.name);
+    lanes.params.push_back(b.name);
     auto it = std::find_if(pair.lanes.begin(), pair.lanes.end(), [&](const auto& l) { return l.first == b.name; });
-    values.push_back(it != pair.lanes.end() ? it->second : std::vector<double>(n, b.value));
+    lanes.values.push_back(it != pair.lanes.end() ? it->second : std::vector<double>(n, b.value));
   }
   for (Route route : pair.routes) {
     EvalOptions eo = pairOptions(pair, route, opts);
-    std::string name = std::string("lanes, ") + routeName(route);
-    auto batch = engineOf(opts).evaluateLanes(program, LaneBatch{params, values, 1}, eo);
-    if (!batch) {
-      v.fail(name + ": the batch of " + std::to_string(n) + " lanes failed: " + batch.error().str());
-      raise(r.errors.batchedVsAlone, kInf);
-      continue;
-    }
-    size_t failing = 0;
-    for (size_t lane = 0; lane < n; ++lane) {
-      std::vector<SeedValue> seed;
-      std::string at = name + ", lane " + std::to_string(lane) + " (";
-      for (size_t k = 0; k < params.size(); ++k) {
-        seed.push_back({params[k], values[k][lane]});
-        at += (k ? ", " : "") + params[k] + "=" + formatNumber(values[k][lane]);
-      }
-      at += ")";
-      auto alone = engineOf(opts).evaluate(program, seed, eo);
-      size_t before = r.reasons.size();
-      if (!alone) {
-        v.fail(at + ": fails alone (" + alone.error().str() + ") but not in the batch");
-        raise(r.errors.batchedVsAlone, kInf);
-      } else {
-        raise(r.errors.batchedVsAlone, v.value(at + ": value batched vs alone", batch->value[lane], alone->value, tol));
-        Gradient g;
-        for (size_t k = 0; k < batch->gradientKeys.size(); ++k) g.emplace_back(batch->gradientKeys[k], batch->gradient[k][lane]);
-        raise(r.errors.batchedVsAlone, v.gradients(at + " batched", g, "alone", alone->gradient, tol));
-      }
-      if (r.reasons.size() > before && ++failing == kMaxLaneFailures && lane + 1 < n) {
-        v.fail(name + ": lanes after " + std::to_string(lane) + " not compared (" + std::to_string(kMaxLaneFailures) +
-               " lanes already disagree)");
-        break;
-      }
-    }
+    auto batch = engineOf(opts).evaluateLanes(program, lanes, eo);
+    auto alone = [&](size_t lane) { return engineOf(opts).evaluate(program, lanes.seed(lane), eo); };
+    auto cmp = compareLanes(std::string("lanes, ") + routeName(route), lanes, batch, alone, opts.criteria.batched,
+                            opts.criteria.floor);
+    raise(r.errors.batchedVsAlone, cmp.worst);
+    for (auto& why : cmp.reasons) r.reasons.push_back(std::move(why));
   }
 }
 

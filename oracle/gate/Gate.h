@@ -133,6 +133,19 @@ double relativeError(double a, double b, double floor);
 // when it does not parse as one, a substring. An empty filter keeps all.
 std::vector<GatePair> selectPairs(const std::vector<GatePair>& pairs, const std::string& filter);
 
+// Lanes batched against each lane alone (the gate's `lanes` rows and the lane property use this one comparison):
+// value and every gradient component of each lane within `tol` relative (0: bit for bit); `alone(k)` runs lane
+// k by itself. Reasons name the lane and its parameter values, at most 3 failing lanes; `worst` is the largest
+// relative error (infinite when a run fails on one side only).
+struct LaneComparison {
+  double worst = 0;
+  size_t lanesCompared = 0;
+  std::vector<std::string> reasons;
+  bool ok() const { return reasons.empty(); }
+};
+LaneComparison compareLanes(const std::string& label, const LaneBatch& lanes, const Result<LaneEvaluation>& batch,
+                            const std::function<Result<Evaluation>(size_t)>& alone, double tol, double floor);
+
 // Runs one pair through the triangle; `dir` is the corpus directory.
 PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOptions& opts);
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 #include "prims/PrimTable.h"
 
 namespace dmci::oracle {

@@ -235,9 +235,7 @@ class TensorEngine final : public Engine {
     return std::nullopt;
   }
   Result<std::unique_ptr<PreparedRun>> prepare(const PreparedProgram& p, const EvalOptions& opts) override {
-    auto run = std::make_unique<BatchEvaluator>(p, opts);
-    if (run->setupError()) return *run->setupError();
-    return std::unique_ptr<PreparedRun>(std::move(run));
+    return preparedOrError(std::make_unique<BatchEvaluator>(p, opts));
   }
   using Engine::prepare;
 };

@@ -1,5 +1,5 @@
 // The tree-walker: eval with its tail positions as a loop, application, constants and decisions.
-#include "oracle/Evaluator.h"
+#include "oracle/Interpreter.h"
 
 #include <algorithm>
 #include <chrono>
