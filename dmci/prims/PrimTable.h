@@ -18,13 +18,12 @@
 #include <vector>
 
 #include "engine/Runtime.h"
+#include "engine/RuntimePrims.h"
 
 namespace dmci {
 
 // Forward rule: args[0..argc) already checked against the arity.
 using PrimFn = Value (*)(Runtime& rt, const Value* args, int argc);
-// Reverse rule of a tensor op: adds to the input adjoints (adj[slot]) given the output's.
-using AdjointFn = void (*)(Runtime& rt, const TensorOp& op, std::vector<double>& adj);
 
 enum class PrimFamily { Arithmetic, Predicate, List, Tensor, Control, Internal };
 const char* familyName(PrimFamily f);
