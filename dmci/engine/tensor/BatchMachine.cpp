@@ -168,12 +168,12 @@ bool BatchMachine::writeBox(Group& g, int32_t at, const Value& v) {
 
 // mce.scm's box primitives see the group's overlay; every other primitive goes to applyPrim.
 Outcome BatchMachine::primCall(Group& g, int id, const Value* a, int argc) {
-  static const int boxSet = primId("%box-set!"), boxRef = primId("%box-ref");
-  if (id == boxSet && a[0].tag == Tag::Box) {
+  const LaneKernel kernel = prim(id).lanes.kernel;
+  if (kernel == LaneKernel::BoxSet && a[0].tag == Tag::Box) {
     if (!writeBox(g, a[0].i, a[1])) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice");
     return Outcome::of(Value::boolean(true));
   }
-  if (id == boxRef && a[0].tag == Tag::Box) {
+  if (kernel == LaneKernel::BoxRef && a[0].tag == Tag::Box) {
     Value v = readBox(g, a[0].i);
     if (v.tag != Tag::Unset) return Outcome::of(v);
   }
