@@ -1,18 +1,11 @@
-// The register machine's loop: calls, tail calls, apply, closures, boxes and budgets.
+// The register machine's loop: frames, calls, tail calls and returns (Instructions.h says what each instruction does).
 #include "engine/Machine.h"
 
 #include "engine/ErrorPosition.h"
-
+#include "engine/Instructions.h"
 #include "prims/PrimTable.h"
 
 namespace dmci {
-
-namespace {
-// Arity check with the common case inline.
-inline void arity(const Primitive& p, int argc) {
-  if (argc < p.minArgs || (p.maxArgs >= 0 && argc > p.maxArgs)) checkArity(p, argc);
-}
-}  // namespace
 
 Machine::Machine(const ComputeGraph& g, Runtime& rt) : g_(g), rt_(rt), prims_(primitives().data()) {
   stack_.reserve(1024);
@@ -25,28 +18,6 @@ void Machine::loadConstants(bool literalLeaves) {
   literals_.clear();
   consts_.reserve(g_.consts.size());
   for (const auto& d : g_.consts) consts_.push_back(materialise(rt_, *d, literalLeaves ? &literals_ : nullptr));
-}
-
-void Machine::notProcedure(const Value& f) const {
-  throw DmciError(ErrorKind::NotProcedure, "attempt to apply a non-procedure: " + rt_.show(f));
-}
-
-void Machine::wrongArity(const CodeBlock& b, int argc) const {
-  std::string want = std::to_string(b.nparams);
-  if (b.variadic) want = "at least " + want;
-  throw DmciError(ErrorKind::Arity, b.name + ": expects " + want + " argument" + (b.nparams == 1 && !b.variadic ? "" : "s") +
-                                        ", got " + std::to_string(argc));
-}
-
-// args_ <- the values first[0..n-1) followed by the elements of the list first[n-1].
-void Machine::spreadApply(const Value* first, int n) {
-  args_.assign(first, first + n - 1);
-  Value l = first[n - 1];
-  while (l.tag == Tag::Pair) {
-    args_.push_back(rt_.car(l));
-    l = rt_.cdr(l);
-  }
-  if (l.tag != Tag::Nil) throw DmciError(ErrorKind::Type, "apply: last argument must be a proper list, got " + rt_.show(first[n - 1]));
 }
 
 template <class F>
@@ -95,35 +66,9 @@ Value Machine::call(const Value& f, const std::vector<Value>& args) {
 namespace dmci {
 
 bool Machine::enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Value& result) {
-  int argc = static_cast<int>(args_.size());
-  for (;;) {
-    if (f.tag == Tag::Closure) break;
-    if (f.tag != Tag::Prim) notProcedure(f);
-    const Primitive& p = prims_[f.i];
-    arity(p, argc);
-    if (p.forward) {
-      result = p.forward(rt_, args_.data(), argc);
-      return false;
-    }
-    // apply as a first-class value: (apply g a ... lst)
-    Value g = args_[0];
-    std::vector<Value> rest(args_.begin() + 1, args_.end());
-    spreadApply(rest.data(), static_cast<int>(rest.size()));
-    argc = static_cast<int>(args_.size());
-    f = g;
-  }
-  const CodeBlock& b = g_.blocks[static_cast<size_t>(f.code)];
-  if (argc < b.nparams || (!b.variadic && argc > b.nparams)) wrongArity(b, argc);
-  size_t need = static_cast<size_t>(base) + static_cast<size_t>(b.nslots);
-  if (need + frames_.size() * 2 + rt_.cellsInUse() > rt_.budget().heapCells) rt_.budgetExceeded("frames");
-  if (stack_.size() < need) stack_.resize(need);
-  Value* s = stack_.data() + base;
-  for (int k = 0; k < b.nparams; ++k) s[k] = args_[k];
-  if (b.variadic) {
-    Value rest = Value::nil();
-    for (int k = argc; k-- > b.nparams;) rest = rt_.cons(args_[k], rest);
-    s[b.nparams] = rest;
-  }
+  auto applyPrim = [&](int id, const Value* a, int argc) { result = prims_[id].forward(rt_, a, argc); };
+  if (!instr::resolveClosure(rt_, f, args_, instr::asIs, applyPrim)) return false;
+  instr::openFrame(rt_, g_.blocks[static_cast<size_t>(f.code)], stack_, base, frames_.size(), args_);
   block = static_cast<int32_t>(f.code);
   pc = 0;
   env = f.i;
@@ -159,35 +104,24 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       case Op::PrimRef: s[in.dst] = Value::make(Tag::Prim, in.a); break;
       case Op::Prim: {
         const Primitive& p = prims_[in.a];
-        arity(p, in.c);
+        instr::primArity(p, in.c);
         s[in.dst] = p.forward(rt_, s + in.b, in.c);
         break;
       }
       case Op::Prim1: {
         const Primitive& p = prims_[in.a];
-        arity(p, 1);
+        instr::primArity(p, 1);
         s[in.dst] = p.forward(rt_, s + in.b, 1);
         break;
       }
       case Op::Prim2: {
         const Primitive& p = prims_[in.a];
-        arity(p, 2);
+        instr::primArity(p, 2);
         Value two[2] = {s[in.b], s[in.c]};
         s[in.dst] = p.forward(rt_, two, 2);
         break;
       }
-      case Op::Closure: {
-        int32_t rec = -1;
-        if (in.c < 0) {
-          rec = s[in.b].i;
-        } else if (in.c > 0) {
-          rec = rt_.alloc(in.c);
-          s = stack_.data() + base;
-          for (int k = 0; k < in.c; ++k) rt_.heap[rec + k] = s[in.b + k];
-        }
-        s[in.dst] = Value::make(Tag::Closure, rec, in.a);
-        break;
-      }
+      case Op::Closure: s[in.dst] = instr::makeClosure(rt_, in, s); break;
       case Op::Sibling: s[in.dst] = Value::make(Tag::Closure, env, in.a); break;
       case Op::Call:
       case Op::TailCall:
@@ -197,12 +131,12 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
           const Value f = s[in.a];
           const CodeBlock& b = blocks[f.code];
           const int argc = in.c;
-          if (argc != b.nparams && !(b.variadic && argc > b.nparams)) wrongArity(b, argc);
+          instr::closureArity(b, argc);
           const bool tail = in.op == Op::TailCall;
           const int32_t nbase = tail ? base : base + blocks[block].nslots;
           const size_t need = static_cast<size_t>(nbase) + static_cast<size_t>(b.nslots);
           if (stack_.size() < need) {
-            if (need + frames_.size() * 2 + rt_.cellsInUse() > rt_.budget().heapCells) rt_.budgetExceeded("frames");
+            instr::checkFrames(rt_, need, frames_.size());
             stack_.resize(need);
             s = stack_.data() + base;
           }
@@ -211,13 +145,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
             args_.assign(src, src + argc);
             src = args_.data();
           }
-          Value* d = stack_.data() + nbase;
-          for (int k = 0; k < b.nparams; ++k) d[k] = src[k];
-          if (b.variadic) {
-            Value rest = Value::nil();
-            for (int k = argc; k-- > b.nparams;) rest = rt_.cons(src[k], rest);
-            d[b.nparams] = rest;
-          }
+          instr::bindArguments(rt_, b, src, argc, stack_.data() + nbase);
           if (!tail) {
             frames_.push_back({block, pc + 1, base, env, in.dst});
             if (frames_.size() > stats_.maxFrames) stats_.maxFrames = frames_.size();
@@ -234,10 +162,7 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
         bool tail = in.op == Op::TailCall || in.op == Op::TailApply;
         Value f = s[in.a];
         if (!library_[block]) userCallBlock_ = block, userCallPc_ = pc;
-        if (in.op == Op::Call || in.op == Op::TailCall)
-          args_.assign(s + in.b, s + in.b + in.c);
-        else
-          spreadApply(s + in.b, in.c);
+        instr::gatherArguments(rt_, in, s, args_, instr::asIs);
         Frame saved{block, pc + 1, base, env, in.dst};
         int32_t nbase = tail ? base : base + g_.blocks[block].nslots;
         Value result;
@@ -270,20 +195,10 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
           continue;
         }
         break;
-      case Op::BoxNew: {
-        int32_t at = rt_.alloc(1);
-        stack_[static_cast<size_t>(base + in.dst)] = Value::make(Tag::Box, at);
-        break;
-      }
+      case Op::BoxNew: s[in.dst] = instr::newBox(rt_); break;
       case Op::BoxSet: rt_.heap[s[in.a].i] = s[in.b]; break;
-      case Op::BoxGet: {
-        const Value& v = rt_.heap[s[in.a].i];
-        if (v.tag == Tag::Unset)
-          throw DmciError(ErrorKind::Unbound, g_.consts[in.b]->text + ": used before its definition");
-        s[in.dst] = v;
-        break;
-      }
-      case Op::Unbound: throw DmciError(ErrorKind::Unbound, "unbound variable: " + g_.consts[in.a]->text);
+      case Op::BoxGet: s[in.dst] = instr::boxContent(g_, in, rt_.heap[s[in.a].i]); break;
+      case Op::Unbound: instr::unbound(g_, in.a);
     }
     ++pc;
   }

@@ -68,14 +68,11 @@ class Machine {
   Value located(int32_t& block, int32_t& pc, F body);
   // Enters `callee` with args_; returns false (and sets `result`) when it is a primitive.
   bool enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Value& result);
-  void spreadApply(const Value* first, int n);
   // A copying collection of the cells above floor_, at a call (a safe point):
   // the roots are the live frames' slots and environment records.
   // Returns the current environment record's new address.
   int32_t collect(int32_t block, int32_t base, int32_t env);
   void startRun();
-  [[noreturn]] void notProcedure(const Value& f) const;
-  [[noreturn]] void wrongArity(const CodeBlock& b, int argc) const;
 };
 
 }  // namespace dmci

@@ -6,7 +6,7 @@
 #include <sstream>
 #include <unordered_map>
 
-#include "prims/PrimTable.h"
+#include "engine/RuntimePrims.h"
 #include "syntax/Datum.h"
 
 namespace dmci {
@@ -125,7 +125,6 @@ void Runtime::backward(const Value& out, std::vector<double>& adj) {
     const auto& r = tensors[out.i];
     for (int32_t k = 0; k < r.size(); ++k) adj[r.slot + k] = 1.0;
   }
-  const auto& table = primitives();
   for (size_t n = tape.size(); n-- > 0;) {
     const TapeEntry& e = tape[n];
     if (e.op < 0) {
@@ -135,7 +134,7 @@ void Runtime::backward(const Value& out, std::vector<double>& adj) {
       if (e.b >= 0) adj[e.b] += e.pb * g;
     } else {
       const TensorOp& op = tensorOps[e.op];
-      table[op.prim].adjoint(*this, op, adj);
+      primitiveAdjoint(op.prim)(*this, op, adj);
     }
   }
 }
@@ -185,7 +184,7 @@ std::string Runtime::show(const Value& v, int depth) const {
       return s + ")";
     }
     case Tag::Closure: return "#<procedure>";
-    case Tag::Prim: return std::string("#<primitive ") + prim(v.i).name + ">";
+    case Tag::Prim: return std::string("#<primitive ") + primitiveName(v.i) + ">";
     case Tag::Tensor: {
       const TensorRec& r = tensors[v.i];
       std::ostringstream o;

@@ -146,30 +146,39 @@ Value moduloPrim(Runtime& rt, const Value* a, int) {
 
 void addArithmeticPrims(std::vector<Primitive>& t) {
   const auto A = PrimFamily::Arithmetic;
-  t.push_back({"+", 0, -1, add, nullptr, nullptr, A, "(+ x ...) sum; (+) is 0; tensors add elementwise", "dx_i = 1"});
+  using R = LaneReads;
+  using K = LaneKernel;
+  t.push_back({"+", 0, -1, add, nullptr, nullptr, A, "(+ x ...) sum; (+) is 0; tensors add elementwise", "dx_i = 1",
+               laneUse(R::Arguments, K::Add)});
   t.push_back({"-", 1, -1, subtract, nullptr, nullptr, A,
                "(- x y ...) x minus the rest; (- x) negates; tensors subtract elementwise",
-               "dx = 1, dy_i = -1; (- x): dx = -1"});
+               "dx = 1, dy_i = -1; (- x): dx = -1", laneUse(R::Arguments, K::Subtract)});
   t.push_back({"*", 0, -1, multiply, nullptr, nullptr, A, "(* x ...) product; (*) is 1; tensors multiply elementwise",
-               "chained binary products: d(a b)/da = b, d(a b)/db = a"});
+               "chained binary products: d(a b)/da = b, d(a b)/db = a", laneUse(R::Arguments, K::Multiply)});
   t.push_back({"/", 1, -1, divide, nullptr, nullptr, A,
                "(/ x y ...) x divided by the rest; (/ x) is 1/x; 1/0 is inf; tensors divide elementwise",
-               "chained quotients: d(a/b)/da = 1/b, d(a/b)/db = -a/b^2; (/ x): dx = -1/x^2"});
-  t.push_back({"=", 1, -1, numEq, nullptr, nullptr, A, "(= x y ...) #t when all numbers are equal", ""});
-  t.push_back({"<", 1, -1, numLt, nullptr, nullptr, A, "(< x y ...) #t when strictly increasing", ""});
-  t.push_back({">", 1, -1, numGt, nullptr, nullptr, A, "(> x y ...) #t when strictly decreasing", ""});
-  t.push_back({"<=", 1, -1, numLe, nullptr, nullptr, A, "(<= x y ...) #t when non-decreasing", ""});
-  t.push_back({">=", 1, -1, numGe, nullptr, nullptr, A, "(>= x y ...) #t when non-increasing", ""});
+               "chained quotients: d(a/b)/da = 1/b, d(a/b)/db = -a/b^2; (/ x): dx = -1/x^2",
+               laneUse(R::Arguments, K::Divide)});
+  t.push_back({"=", 1, -1, numEq, nullptr, nullptr, A, "(= x y ...) #t when all numbers are equal", "",
+               laneUse(R::Arguments, K::Equal)});
+  t.push_back({"<", 1, -1, numLt, nullptr, nullptr, A, "(< x y ...) #t when strictly increasing", "",
+               laneUse(R::Arguments, K::Less)});
+  t.push_back({">", 1, -1, numGt, nullptr, nullptr, A, "(> x y ...) #t when strictly decreasing", "",
+               laneUse(R::Arguments, K::Greater)});
+  t.push_back({"<=", 1, -1, numLe, nullptr, nullptr, A, "(<= x y ...) #t when non-decreasing", "",
+               laneUse(R::Arguments, K::LessEqual)});
+  t.push_back({">=", 1, -1, numGe, nullptr, nullptr, A, "(>= x y ...) #t when non-increasing", "",
+               laneUse(R::Arguments, K::GreaterEqual)});
   t.push_back({"min", 1, -1, minPrim, nullptr, nullptr, A, "(min x ...) smallest argument (NaN if any is NaN)",
-               "d(selected argument) = 1, others 0; ties select the leftmost"});
+               "d(selected argument) = 1, others 0; ties select the leftmost", laneUse(R::Arguments, K::Min)});
   t.push_back({"max", 1, -1, maxPrim, nullptr, nullptr, A, "(max x ...) largest argument (NaN if any is NaN)",
-               "d(selected argument) = 1, others 0; ties select the leftmost"});
+               "d(selected argument) = 1, others 0; ties select the leftmost", laneUse(R::Arguments, K::Max)});
   t.push_back({"quotient", 2, 2, quotientPrim, nullptr, nullptr, A,
-               "(quotient n d) integer division truncated toward zero", ""});
+               "(quotient n d) integer division truncated toward zero", "", laneUse(R::Arguments, K::Quotient)});
   t.push_back({"remainder", 2, 2, remainderPrim, nullptr, nullptr, A,
-               "(remainder n d) n - d*(quotient n d), with the sign of n", ""});
-  t.push_back(
-      {"modulo", 2, 2, moduloPrim, nullptr, nullptr, A, "(modulo n d) n - d*(floor (/ n d)), with the sign of d", ""});
+               "(remainder n d) n - d*(quotient n d), with the sign of n", "", laneUse(R::Arguments, K::Remainder)});
+  t.push_back({"modulo", 2, 2, moduloPrim, nullptr, nullptr, A,
+               "(modulo n d) n - d*(floor (/ n d)), with the sign of d", "", laneUse(R::Arguments, K::Modulo)});
   addElementaryPrims(t);
 }
 

@@ -17,10 +17,11 @@ Value errorPrim(Runtime& rt, const Value* a, int n) {
 
 void addControlPrims(std::vector<Primitive>& t) {
   t.push_back({"error", 1, -1, errorPrim, nullptr, nullptr, PrimFamily::Control,
-               "(error msg irritant ...) stops the run with msg and the irritants, at the call's position", ""});
+               "(error msg irritant ...) stops the run with msg and the irritants, at the call's position", "",
+               laneUse(LaneReads::Nothing)});
   t.push_back({"apply", 2, -1, nullptr, nullptr, nullptr, PrimFamily::Control,
                "(apply f a ... lst) calls f on a ... and the elements of lst; run by the engine itself",
-               "gradients flow through the call"});
+               "gradients flow through the call", laneUse(LaneReads::NoRule)});
 }
 
 }  // namespace dmci

@@ -23,6 +23,7 @@ struct ScalarRule {
   double (*db)(double a, double b, double y) = nullptr;  // df2/db
   const char* doc = "";
   const char* partials = "";
+  LaneKernel kernel = LaneKernel::None;  // its torch kernel on the tensor engine
 };
 
 // Round half to even (R7RS), independent of the FPU rounding mode. x - floor x is exact.
@@ -48,21 +49,33 @@ constexpr ScalarRule kRules[] = {
      .f1 = [](double x) { return std::fabs(x); },
      .dx = [](double x, double) { return static_cast<double>((x > 0) - (x < 0)); },
      .doc = "(abs x) absolute value",
-     .partials = "dx = sign x (subgradient 0 at x = 0)"},
-    {.name = "floor", .f1 = [](double x) { return std::floor(x); }, .doc = "(floor x) largest integer <= x"},
-    {.name = "ceiling", .f1 = [](double x) { return std::ceil(x); }, .doc = "(ceiling x) smallest integer >= x"},
-    {.name = "round", .f1 = roundEven, .doc = "(round x) nearest integer, halves to even"},
-    {.name = "truncate", .f1 = [](double x) { return std::trunc(x); }, .doc = "(truncate x) integer part of x"},
+     .partials = "dx = sign x (subgradient 0 at x = 0)",
+     .kernel = LaneKernel::Abs},
+    {.name = "floor",
+     .f1 = [](double x) { return std::floor(x); },
+     .doc = "(floor x) largest integer <= x",
+     .kernel = LaneKernel::Floor},
+    {.name = "ceiling",
+     .f1 = [](double x) { return std::ceil(x); },
+     .doc = "(ceiling x) smallest integer >= x",
+     .kernel = LaneKernel::Ceiling},
+    {.name = "round", .f1 = roundEven, .doc = "(round x) nearest integer, halves to even", .kernel = LaneKernel::Round},
+    {.name = "truncate",
+     .f1 = [](double x) { return std::trunc(x); },
+     .doc = "(truncate x) integer part of x",
+     .kernel = LaneKernel::Truncate},
     {.name = "square",
      .f1 = [](double x) { return x * x; },
      .dx = [](double x, double) { return 2.0 * x; },
      .doc = "(square x) x * x",
-     .partials = "dx = 2 x"},
+     .partials = "dx = 2 x",
+     .kernel = LaneKernel::Square},
     {.name = "exp",
      .f1 = [](double x) { return std::exp(x); },
      .dx = [](double, double y) { return y; },
      .doc = "(exp x) e to the power x",
-     .partials = "dx = exp x"},
+     .partials = "dx = exp x",
+     .kernel = LaneKernel::Exp},
     {.name = "log",
      .f1 = [](double x) { return std::log(x); },
      .dx = [](double x, double) { return 1.0 / x; },
@@ -70,12 +83,14 @@ constexpr ScalarRule kRules[] = {
      .da = [](double a, double b, double) { return 1.0 / (a * std::log(b)); },
      .db = [](double, double b, double y) { return -y / (b * std::log(b)); },
      .doc = "(log x) natural logarithm; (log x b) logarithm of x in base b",
-     .partials = "dx = 1/x; base form: dx = 1/(x ln b), db = -(log x b)/(b ln b)"},
+     .partials = "dx = 1/x; base form: dx = 1/(x ln b), db = -(log x b)/(b ln b)",
+     .kernel = LaneKernel::Log},
     {.name = "sqrt",
      .f1 = [](double x) { return std::sqrt(x); },
      .dx = [](double, double y) { return 0.5 / y; },
      .doc = "(sqrt x) square root (NaN for x < 0)",
-     .partials = "dx = 1/(2 sqrt x)"},
+     .partials = "dx = 1/(2 sqrt x)",
+     .kernel = LaneKernel::Sqrt},
     {.name = "expt",
      .f2 = [](double a, double b) { return std::pow(a, b); },
      // a^0 is the constant 1: its da is 0, not 0 * 0^-1 = NaN.
@@ -83,32 +98,38 @@ constexpr ScalarRule kRules[] = {
      // For a <= 0 the value is not a differentiable function of b: use 0.
      .db = [](double a, double, double y) { return a > 0 ? y * std::log(a) : 0.0; },
      .doc = "(expt a b) a to the power b",
-     .partials = "da = b a^(b-1) (0 when b = 0), db = a^b ln a (0 when a <= 0)"},
+     .partials = "da = b a^(b-1) (0 when b = 0), db = a^b ln a (0 when a <= 0)",
+     .kernel = LaneKernel::Expt},
     {.name = "sin",
      .f1 = [](double x) { return std::sin(x); },
      .dx = [](double x, double) { return std::cos(x); },
      .doc = "(sin x) sine (radians)",
-     .partials = "dx = cos x"},
+     .partials = "dx = cos x",
+     .kernel = LaneKernel::Sin},
     {.name = "cos",
      .f1 = [](double x) { return std::cos(x); },
      .dx = [](double x, double) { return -std::sin(x); },
      .doc = "(cos x) cosine (radians)",
-     .partials = "dx = -sin x"},
+     .partials = "dx = -sin x",
+     .kernel = LaneKernel::Cos},
     {.name = "tan",
      .f1 = [](double x) { return std::tan(x); },
      .dx = [](double, double y) { return 1.0 + y * y; },
      .doc = "(tan x) tangent (radians)",
-     .partials = "dx = 1 + tan^2 x"},
+     .partials = "dx = 1 + tan^2 x",
+     .kernel = LaneKernel::Tan},
     {.name = "asin",
      .f1 = [](double x) { return std::asin(x); },
      .dx = [](double x, double) { return 1.0 / std::sqrt((1.0 - x) * (1.0 + x)); },
      .doc = "(asin x) arcsine, in [-pi/2, pi/2]",
-     .partials = "dx = 1/sqrt((1 - x)(1 + x)) (accurate near |x| = 1, where 1 - x^2 cancels)"},
+     .partials = "dx = 1/sqrt((1 - x)(1 + x)) (accurate near |x| = 1, where 1 - x^2 cancels)",
+     .kernel = LaneKernel::Asin},
     {.name = "acos",
      .f1 = [](double x) { return std::acos(x); },
      .dx = [](double x, double) { return -1.0 / std::sqrt((1.0 - x) * (1.0 + x)); },
      .doc = "(acos x) arccosine, in [0, pi]",
-     .partials = "dx = -1/sqrt((1 - x)(1 + x)) (accurate near |x| = 1, where 1 - x^2 cancels)"},
+     .partials = "dx = -1/sqrt((1 - x)(1 + x)) (accurate near |x| = 1, where 1 - x^2 cancels)",
+     .kernel = LaneKernel::Acos},
     {.name = "atan",
      .f1 = [](double x) { return std::atan(x); },
      .dx = [](double x, double) { return 1.0 / (1.0 + x * x); },
@@ -116,25 +137,30 @@ constexpr ScalarRule kRules[] = {
      .da = [](double a, double b, double) { return b / (a * a + b * b); },
      .db = [](double a, double b, double) { return -a / (a * a + b * b); },
      .doc = "(atan x) arctangent; (atan y x) angle of the point (x, y), in [-pi, pi]",
-     .partials = "dx = 1/(1 + x^2); two-argument form: dy = x/(x^2 + y^2), dx = -y/(x^2 + y^2)"},
+     .partials = "dx = 1/(1 + x^2); two-argument form: dy = x/(x^2 + y^2), dx = -y/(x^2 + y^2)",
+     .kernel = LaneKernel::Atan},
     {.name = "tanh",
      .f1 = [](double x) { return std::tanh(x); },
-     .dx = [](double x, double) {
-       double c = std::cosh(x);
-       return 1.0 / (c * c);
-     },
+     .dx =
+         [](double x, double) {
+           double c = std::cosh(x);
+           return 1.0 / (c * c);
+         },
      .doc = "(tanh x) hyperbolic tangent",
-     .partials = "dx = 1/cosh^2 x (not 1 - tanh^2 x, which cancels for large |x|)"},
+     .partials = "dx = 1/cosh^2 x (not 1 - tanh^2 x, which cancels for large |x|)",
+     .kernel = LaneKernel::Tanh},
     {.name = "sigmoid",
      .f1 = sigmoid,
      .dx = [](double, double y) { return y * (1.0 - y); },
      .doc = "(sigmoid x) logistic function 1/(1 + e^-x), computed without overflow",
-     .partials = "dx = s (1 - s), s = sigmoid x"},
+     .partials = "dx = s (1 - s), s = sigmoid x",
+     .kernel = LaneKernel::Sigmoid},
     {.name = "softplus",
      .f1 = softplus,
      .dx = [](double x, double) { return sigmoid(x); },
      .doc = "(softplus x) log(1 + e^x), computed without overflow",
-     .partials = "dx = sigmoid x"},
+     .partials = "dx = sigmoid x",
+     .kernel = LaneKernel::Softplus},
 };
 
 // Test-only planted faults: a factor on each rule's recorded partials, read only while one is planted.
@@ -177,7 +203,16 @@ Primitive row() {
   int minArgs = 1, maxArgs = 2;
   if constexpr (r.f1 == nullptr) minArgs = 2;
   if constexpr (r.f2 == nullptr) maxArgs = 1;
-  return {r.name, minArgs, maxArgs, applyRule<K>, nullptr, nullptr, PrimFamily::Arithmetic, r.doc, r.partials};
+  return {r.name,
+          minArgs,
+          maxArgs,
+          applyRule<K>,
+          nullptr,
+          nullptr,
+          PrimFamily::Arithmetic,
+          r.doc,
+          r.partials,
+          laneUse(LaneReads::Arguments, r.kernel)};
 }
 
 template <size_t... K>

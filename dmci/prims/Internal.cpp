@@ -81,16 +81,18 @@ Value isBox(Runtime&, const Value* a, int) { return Value::boolean(a[0].tag == T
 }  // namespace
 
 void addInternalPrims(std::vector<Primitive>& t) {
-  auto row = [&](const char* name, int lo, int hi, PrimFn f, const char* doc) {
-    t.push_back({name, lo, hi, f, nullptr, nullptr, PrimFamily::Internal, doc, ""});
+  auto row = [&](const char* name, int lo, int hi, PrimFn f, const char* doc, LaneKernel k = LaneKernel::None) {
+    t.push_back({name, lo, hi, f, nullptr, nullptr, PrimFamily::Internal, doc, "", laneUse(LaneReads::Nothing, k)});
   };
   row("%at", 1, 1, at, "(%at node) marks the user's expression being applied, for error positions");
   row("%global", 1, 1, global, "(%global (%ref . name)) is the primitive called name, else an unbound-variable error");
   row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
   row("%check-arity", 2, 2, checkArityPrim, "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
   row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh write-once cell for a letrec* variable");
-  row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once");
-  row("%box-ref", 2, 2, boxRef, "(%box-ref box (%ref . name)) is the box's value, or a used-before-definition error at the reference");
+  row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once", LaneKernel::BoxSet);
+  row("%box-ref", 2, 2, boxRef,
+      "(%box-ref box (%ref . name)) is the box's value, or a used-before-definition error at the reference",
+      LaneKernel::BoxRef);
   row("%box?", 1, 1, isBox, "(%box? v) is #t for a box");
 }
 

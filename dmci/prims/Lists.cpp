@@ -88,7 +88,7 @@ Value cxr(Runtime& rt, const Value* args, int) {
 template <size_t... K>
 void addCxrs(std::vector<Primitive>& t, std::index_sequence<K...>) {
   (t.push_back({kCxrs[K].name, 1, 1, cxr<K>, nullptr, nullptr, PrimFamily::List, kCxrs[K].doc,
-                "gradients flow through: the element keeps its tape slot"}),
+                "gradients flow through: the element keeps its tape slot", laneUse(LaneReads::Nothing)}),
    ...);
 }
 
@@ -270,57 +270,65 @@ constexpr const char* kMember = R"scm((define (member x l . compare)
 
 void addListPrims(std::vector<Primitive>& t) {
   const auto L = PrimFamily::List;
+  using R = LaneReads;
   const char* flows = "gradients flow through: elements keep their tape slots";
   addCxrs(t, std::make_index_sequence<kCxrs.size()>{});
-  t.push_back({"cons", 2, 2, consPrim, nullptr, nullptr, L, "(cons a d) a new pair", flows});
-  t.push_back({"list", 0, -1, listPrim, nullptr, nullptr, L, "(list x ...) a new list of the arguments", flows});
-  t.push_back({"length", 1, 1, lengthPrim, nullptr, nullptr, L, "(length l) number of elements of a proper list", ""});
+  t.push_back({"cons", 2, 2, consPrim, nullptr, nullptr, L, "(cons a d) a new pair", flows, laneUse(R::Nothing)});
+  t.push_back({"list", 0, -1, listPrim, nullptr, nullptr, L, "(list x ...) a new list of the arguments", flows,
+               laneUse(R::Nothing)});
+  t.push_back({"length", 1, 1, lengthPrim, nullptr, nullptr, L, "(length l) number of elements of a proper list", "",
+               laneUse(R::Nothing)});
   t.push_back({"append", 0, -1, appendPrim, nullptr, nullptr, L,
-               "(append l ... tail) the lists' elements followed by tail (any value)", flows});
-  t.push_back({"reverse", 1, 1, reversePrim, nullptr, nullptr, L, "(reverse l) a new list in reverse order", flows});
-  t.push_back({"list-ref", 2, 2, listRefPrim, nullptr, nullptr, L, "(list-ref l k) element k (from 0) of l", flows});
-  t.push_back(
-      {"list-tail", 2, 2, listTailPrim, nullptr, nullptr, L, "(list-tail l k) l without its first k pairs", flows});
+               "(append l ... tail) the lists' elements followed by tail (any value)", flows, laneUse(R::Nothing)});
+  t.push_back({"reverse", 1, 1, reversePrim, nullptr, nullptr, L, "(reverse l) a new list in reverse order", flows,
+               laneUse(R::Nothing)});
+  t.push_back({"list-ref", 2, 2, listRefPrim, nullptr, nullptr, L, "(list-ref l k) element k (from 0) of l", flows,
+               laneUse(R::Arguments)});
+  t.push_back({"list-tail", 2, 2, listTailPrim, nullptr, nullptr, L, "(list-tail l k) l without its first k pairs",
+               flows, laneUse(R::Arguments)});
   t.push_back({"assq", 2, 2, assqPrim, nullptr, nullptr, L,
-               "(assq key alist) first entry whose car is eq? to key, or #f", flows});
+               "(assq key alist) first entry whose car is eq? to key, or #f", flows, laneUse(R::ListsByNumber)});
   t.push_back({"assv", 2, 2, assvPrim, nullptr, nullptr, L,
-               "(assv key alist) first entry whose car is eqv? to key, or #f", flows});
+               "(assv key alist) first entry whose car is eqv? to key, or #f", flows, laneUse(R::ListsByNumber)});
   t.push_back(
       {"%assoc-equal", 2, 2, assocPrim, nullptr, nullptr, L,
        "(%assoc-equal key alist) assoc's 2-argument form, native: first entry whose car is equal? to key, or #f",
-       flows});
+       flows, laneUse(R::Lists)});
   t.push_back({"memq", 2, 2, memqPrim, nullptr, nullptr, L,
-               "(memq x l) the sublist of l starting at the first element eq? to x, or #f", flows});
+               "(memq x l) the sublist of l starting at the first element eq? to x, or #f", flows,
+               laneUse(R::ListsByNumber)});
   t.push_back({"memv", 2, 2, memvPrim, nullptr, nullptr, L,
-               "(memv x l) the sublist of l starting at the first element eqv? to x, or #f", flows});
+               "(memv x l) the sublist of l starting at the first element eqv? to x, or #f", flows,
+               laneUse(R::ListsByNumber)});
   t.push_back({"%member-equal", 2, 2, memberPrim, nullptr, nullptr, L,
                "(%member-equal x l) member's 2-argument form, native: the sublist of l starting at the first element "
                "equal? to x, or #f",
-               flows});
+               flows, laneUse(R::Lists)});
 
   const char* throughF = "gradients flow through f";
   t.push_back({"map", 2, -1, nullptr, nullptr, kMap, L,
                "(map f l ...) the list of f applied to the lists' elements in turn; stops at the shortest list",
-               throughF});
+               throughF, laneUse(R::NoRule)});
   t.push_back({"for-each", 2, -1, nullptr, nullptr, kForEach, L,
-               "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t", throughF});
+               "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t", throughF,
+               laneUse(R::NoRule)});
   t.push_back({"filter", 2, 2, nullptr, nullptr, kFilter, L,
-               "(filter keep? l) the elements of l for which keep? is true, in order", throughF});
+               "(filter keep? l) the elements of l for which keep? is true, in order", throughF, laneUse(R::NoRule)});
   t.push_back({"assoc", 2, 3, nullptr, nullptr, kAssoc, L,
                "(assoc key alist [compare]) first entry whose car is equal? to key, or for which (compare key car) "
                "is true, or #f",
-               flows});
+               flows, laneUse(R::NoRule)});
   t.push_back({"member", 2, 3, nullptr, nullptr, kMember, L,
                "(member x l [compare]) the sublist of l starting at the first element equal? to x, or for which "
                "(compare x element) is true, or #f",
-               flows});
+               flows, laneUse(R::NoRule)});
   t.push_back({"fold-left", 3, 3, nullptr, nullptr, kFoldLeft, L,
-               "(fold-left f init l) (f (... (f (f init x1) x2) ...) xn)", throughF});
+               "(fold-left f init l) (f (... (f (f init x1) x2) ...) xn)", throughF, laneUse(R::NoRule)});
   t.push_back({"fold-right", 3, 3, nullptr, nullptr, kFoldRight, L,
-               "(fold-right f init l) (f x1 (f x2 (... (f xn init))))", throughF});
+               "(fold-right f init l) (f x1 (f x2 (... (f xn init))))", throughF, laneUse(R::NoRule)});
   t.push_back({"reduce", 3, 3, nullptr, nullptr, kReduce, L,
                "(reduce f ridentity l) (fold-left (lambda (acc x) (f x acc)) (car l) (cdr l)), or ridentity for '()",
-               throughF});
+               throughF, laneUse(R::NoRule)});
 }
 
 }  // namespace dmci

@@ -72,23 +72,30 @@ struct TypeTest {
   const char* name;
   bool (*holds)(const Runtime& rt, const Value& v);
   const char* doc;
+  LaneUse lanes;
 };
 
 constexpr TypeTest kTypeTests[] = {
-    {"number?", [](const Runtime&, const Value& v) { return v.isNumber(); }, "(number? x) #t for a number"},
+    {"number?", [](const Runtime&, const Value& v) { return v.isNumber(); }, "(number? x) #t for a number",
+     laneUse(LaneReads::Nothing)},
     {"integer?", [](const Runtime&, const Value& v) { return v.isNumber() && isIntegral(v.num); },
-     "(integer? x) #t for a finite number with no fractional part"},
-    {"boolean?", [](const Runtime&, const Value& v) { return v.tag == Tag::Bool; }, "(boolean? x) #t for #t and #f"},
-    {"symbol?", [](const Runtime&, const Value& v) { return v.tag == Tag::Symbol; }, "(symbol? x) #t for a symbol"},
+     "(integer? x) #t for a finite number with no fractional part", laneUse(LaneReads::Arguments, LaneKernel::Integer)},
+    {"boolean?", [](const Runtime&, const Value& v) { return v.tag == Tag::Bool; }, "(boolean? x) #t for #t and #f",
+     laneUse(LaneReads::Nothing)},
+    {"symbol?", [](const Runtime&, const Value& v) { return v.tag == Tag::Symbol; }, "(symbol? x) #t for a symbol",
+     laneUse(LaneReads::Nothing)},
     {"procedure?", [](const Runtime&, const Value& v) { return v.isProcedure(); },
-     "(procedure? x) #t for a closure or a primitive"},
-    {"null?", [](const Runtime&, const Value& v) { return v.tag == Tag::Nil; }, "(null? x) #t for the empty list"},
-    {"pair?", [](const Runtime&, const Value& v) { return v.tag == Tag::Pair; }, "(pair? x) #t for a pair"},
+     "(procedure? x) #t for a closure or a primitive", laneUse(LaneReads::Nothing)},
+    {"null?", [](const Runtime&, const Value& v) { return v.tag == Tag::Nil; }, "(null? x) #t for the empty list",
+     laneUse(LaneReads::Nothing)},
+    {"pair?", [](const Runtime&, const Value& v) { return v.tag == Tag::Pair; }, "(pair? x) #t for a pair",
+     laneUse(LaneReads::Nothing)},
     {"list?", [](const Runtime& rt, const Value& v) { return isProperList(rt, v); },
-     "(list? x) #t for a proper list (ending in '())"},
-    {"string?", [](const Runtime&, const Value& v) { return v.tag == Tag::String; }, "(string? x) #t for a string"},
-    {"not", [](const Runtime&, const Value& v) { return v.isFalse(); },
-     "(not x) #t when x is #f, the only false value"},
+     "(list? x) #t for a proper list (ending in '())", laneUse(LaneReads::Nothing)},
+    {"string?", [](const Runtime&, const Value& v) { return v.tag == Tag::String; }, "(string? x) #t for a string",
+     laneUse(LaneReads::Nothing)},
+    {"not", [](const Runtime&, const Value& v) { return v.isFalse(); }, "(not x) #t when x is #f, the only false value",
+     laneUse(LaneReads::Nothing)},
 };
 
 template <size_t K>
@@ -102,14 +109,17 @@ struct NumberTest {
   bool (*holds)(double x);
   bool integral;
   const char* doc;
+  LaneKernel kernel;
 };
 
 constexpr NumberTest kNumberTests[] = {
-    {"zero?", [](double x) { return x == 0; }, false, "(zero? x) #t when x = 0"},
-    {"positive?", [](double x) { return x > 0; }, false, "(positive? x) #t when x > 0"},
-    {"negative?", [](double x) { return x < 0; }, false, "(negative? x) #t when x < 0"},
-    {"even?", [](double x) { return std::fmod(x, 2.0) == 0; }, true, "(even? n) #t when the integer n is even"},
-    {"odd?", [](double x) { return std::fmod(x, 2.0) != 0; }, true, "(odd? n) #t when the integer n is odd"},
+    {"zero?", [](double x) { return x == 0; }, false, "(zero? x) #t when x = 0", LaneKernel::Zero},
+    {"positive?", [](double x) { return x > 0; }, false, "(positive? x) #t when x > 0", LaneKernel::Positive},
+    {"negative?", [](double x) { return x < 0; }, false, "(negative? x) #t when x < 0", LaneKernel::Negative},
+    {"even?", [](double x) { return std::fmod(x, 2.0) == 0; }, true, "(even? n) #t when the integer n is even",
+     LaneKernel::Even},
+    {"odd?", [](double x) { return std::fmod(x, 2.0) != 0; }, true, "(odd? n) #t when the integer n is odd",
+     LaneKernel::Odd},
 };
 
 template <size_t K>
@@ -126,8 +136,12 @@ Value equalPrim(Runtime& rt, const Value* a, int) { return Value::boolean(isEqua
 template <size_t... K, size_t... N>
 void addTests(std::vector<Primitive>& t, std::index_sequence<K...>, std::index_sequence<N...>) {
   const auto P = PrimFamily::Predicate;
-  (t.push_back({kTypeTests[K].name, 1, 1, typeTest<K>, nullptr, nullptr, P, kTypeTests[K].doc, ""}), ...);
-  (t.push_back({kNumberTests[N].name, 1, 1, numberTest<N>, nullptr, nullptr, P, kNumberTests[N].doc, ""}), ...);
+  (t.push_back(
+       {kTypeTests[K].name, 1, 1, typeTest<K>, nullptr, nullptr, P, kTypeTests[K].doc, "", kTypeTests[K].lanes}),
+   ...);
+  (t.push_back({kNumberTests[N].name, 1, 1, numberTest<N>, nullptr, nullptr, P, kNumberTests[N].doc, "",
+                laneUse(LaneReads::Arguments, kNumberTests[N].kernel)}),
+   ...);
 }
 
 }  // namespace
@@ -137,13 +151,15 @@ void addPredicatePrims(std::vector<Primitive>& t) {
   const auto P = PrimFamily::Predicate;
   // In this language every number is a double, so eq? and eqv? coincide and compare numbers by value.
   t.push_back({"eq?", 2, 2, eqPrim, nullptr, nullptr, P,
-               "(eq? x y) #t for the same object; numbers by value, so (eq? 2 2) is #t", ""});
+               "(eq? x y) #t for the same object; numbers by value, so (eq? 2 2) is #t", "",
+               laneUse(LaneReads::Arguments, LaneKernel::Eqv)});
   t.push_back({"eqv?", 2, 2, eqPrim, nullptr, nullptr, P,
-               "(eqv? x y) #t for the same object; numbers by value (0 and -0 alike, NaN eqv? NaN)", ""});
+               "(eqv? x y) #t for the same object; numbers by value (0 and -0 alike, NaN eqv? NaN)", "",
+               laneUse(LaneReads::Arguments, LaneKernel::Eqv)});
   t.push_back({"equal?", 2, 2, equalPrim, nullptr, nullptr, P,
                "(equal? x y) structural equality: lists element by element, strings by content, tensors by "
                "shape and data",
-               ""});
+               "", laneUse(LaneReads::Lists)});
 }
 
 }  // namespace dmci

@@ -51,6 +51,9 @@ int primId(std::string_view name) {
   return -1;
 }
 
+const char* primitiveName(int id) { return prim(id).name; }
+AdjointFn primitiveAdjoint(int id) { return prim(id).adjoint; }
+
 void checkArity(const Primitive& p, int argc) {
   if (argc >= p.minArgs && (p.maxArgs < 0 || argc <= p.maxArgs)) return;
   std::string want = std::to_string(p.minArgs);

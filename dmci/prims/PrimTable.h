@@ -1,9 +1,10 @@
 // The primitive table: the single source of truth for every built-in procedure.
 //
 // Like chibi-scheme's opcodes.c, each primitive is one row: name, arity,
-// forward rule, reverse-mode adjoint rule and a doc line. The reader's name
-// lookup, the lowering pass, both engines, mce.scm's primitive-apply, the
-// oracle and `dmci prims` (the docs) all read this table.
+// forward rule, reverse-mode adjoint rule, a doc line and how the tensor
+// engine runs it for many lanes. The reader's name lookup, the lowering pass,
+// both engines, mce.scm's primitive-apply, the oracle and `dmci prims` (the
+// docs) all read this table.
 //
 // Forward rules run on Runtime values. A scalar rule records its local
 // partials on the tape as it runs (Runtime::unary/binary), so its adjoint is
@@ -18,13 +19,13 @@
 #include <vector>
 
 #include "engine/Runtime.h"
+#include "engine/RuntimePrims.h"
+#include "prims/LaneUse.h"
 
 namespace dmci {
 
 // Forward rule: args[0..argc) already checked against the arity.
 using PrimFn = Value (*)(Runtime& rt, const Value* args, int argc);
-// Reverse rule of a tensor op: adds to the input adjoints (adj[slot]) given the output's.
-using AdjointFn = void (*)(Runtime& rt, const TensorOp& op, std::vector<double>& adj);
 
 enum class PrimFamily { Arithmetic, Predicate, List, Tensor, Control, Internal };
 const char* familyName(PrimFamily f);
@@ -39,6 +40,7 @@ struct Primitive {
   PrimFamily family;
   const char* doc;       // one line: what it computes
   const char* partials;  // one line: the reverse-mode rule ("dx = cos x"), or "" when not differentiable
+  LaneUse lanes = {};    // how the tensor engine runs it for a group of lanes (prims/LaneUse.h)
 };
 
 // The table, built once. Ids are indices into it and are stable within a build.

@@ -389,51 +389,56 @@ Value tensorElementwise(Runtime& rt, char op, const Value& a, const Value& b) {
 
 void addTensorPrims(std::vector<Primitive>& t) {
   const auto T = PrimFamily::Tensor;
-  t.push_back(
-      {"vec", 1, -1, vecPrim, nullptr, nullptr, T, "(vec x ...) the vector of the numbers x ...", "dx_k = dY_k"});
+  using R = LaneReads;
+  using K = LaneKernel;
+  t.push_back({"vec", 1, -1, vecPrim, nullptr, nullptr, T, "(vec x ...) the vector of the numbers x ...", "dx_k = dY_k",
+               laneUse(R::Arguments, K::Vec)});
   t.push_back({"mat", 1, -1, matPrim, nullptr, nullptr, T,
                "(mat row ...) the matrix whose rows are lists of numbers or vectors, all of one length",
-               "d(row_i[j]) = dY_ij"});
+               "d(row_i[j]) = dY_ij", laneUse(R::Lists, K::Mat)});
+  t.push_back({"zeros", 1, 2, zerosPrim, nullptr, nullptr, T, "(zeros n) / (zeros r c) a vector / matrix of zeros", "",
+               laneUse(R::Arguments)});
+  t.push_back({"ones", 1, 2, onesPrim, nullptr, nullptr, T, "(ones n) / (ones r c) a vector / matrix of ones", "",
+               laneUse(R::Arguments)});
   t.push_back(
-      {"zeros", 1, 2, zerosPrim, nullptr, nullptr, T, "(zeros n) / (zeros r c) a vector / matrix of zeros", ""});
-  t.push_back({"ones", 1, 2, onesPrim, nullptr, nullptr, T, "(ones n) / (ones r c) a vector / matrix of ones", ""});
-  t.push_back({"eye", 1, 1, eyePrim, nullptr, nullptr, T, "(eye n) the n x n identity matrix", ""});
+      {"eye", 1, 1, eyePrim, nullptr, nullptr, T, "(eye n) the n x n identity matrix", "", laneUse(R::Arguments)});
   t.push_back({"ref", 2, 3, refPrim, nullptr, nullptr, T,
-               "(ref v i) / (ref m i j) the entry at 0-based index i (row i, column j)",
-               "dt[i] = dy, other entries 0"});
+               "(ref v i) / (ref m i j) the entry at 0-based index i (row i, column j)", "dt[i] = dy, other entries 0",
+               laneUse(R::Arguments, K::Ref)});
   t.push_back({"dot", 2, 2, dotPrim, dotAdjoint, nullptr, T, "(dot a b) the inner product of two vectors of one length",
-               "da = dy·b, db = dy·a"});
+               "da = dy·b, db = dy·a", laneUse(R::Arguments, K::Dot)});
   t.push_back({"matvec", 2, 2, matvecPrim, matvecAdjoint, nullptr, T, "(matvec A x) the matrix-vector product A·x",
-               "dA = dy·xᵀ, dx = Aᵀ·dy"});
+               "dA = dy·xᵀ, dx = Aᵀ·dy", laneUse(R::Arguments, K::Matvec)});
   t.push_back({"matmul", 2, 2, matmulPrim, matmulAdjoint, nullptr, T, "(matmul A B) the matrix product A·B",
-               "dA = dY·Bᵀ, dB = Aᵀ·dY"});
+               "dA = dY·Bᵀ, dB = Aᵀ·dY", laneUse(R::Arguments, K::Matmul)});
   t.push_back({"transpose", 1, 1, transposePrim, transposeAdjoint, nullptr, T,
-               "(transpose A) Aᵀ; a vector is returned unchanged", "dA = dYᵀ (a vector: dv = dy)"});
+               "(transpose A) Aᵀ; a vector is returned unchanged", "dA = dYᵀ (a vector: dv = dy)",
+               laneUse(R::Arguments, K::Transpose)});
   t.push_back({"outer", 2, 2, outerPrim, outerAdjoint, nullptr, T, "(outer a b) the matrix a·bᵀ of two vectors",
-               "da = dY·b, db = dYᵀ·a"});
+               "da = dY·b, db = dYᵀ·a", laneUse(R::Arguments, K::Outer)});
   t.push_back({"trace", 1, 1, tracePrim, traceAdjoint, nullptr, T,
-               "(trace A) the sum of the diagonal of a square matrix", "dA = dy·I"});
+               "(trace A) the sum of the diagonal of a square matrix", "dA = dy·I", laneUse(R::Arguments, K::Trace)});
   t.push_back({"norm", 1, 1, normPrim, normAdjoint, nullptr, T,
-               "(norm t) the Euclidean norm of a vector, the Frobenius norm of a matrix",
-               "dt = dy·t/‖t‖ (0 at t = 0)"});
+               "(norm t) the Euclidean norm of a vector, the Frobenius norm of a matrix", "dt = dy·t/‖t‖ (0 at t = 0)",
+               laneUse(R::Arguments, K::Norm)});
   t.push_back({"vsum", 1, 1, vsumPrim, vsumAdjoint, nullptr, T, "(vsum t) the sum of all entries of a tensor",
-               "dt = dy in every entry"});
+               "dt = dy in every entry", laneUse(R::Arguments, K::Vsum)});
   t.push_back({"scale", 2, 2, scalePrim, scaleAdjoint, nullptr, T, "(scale s t) the tensor t times the number s",
-               "ds = Σ dY∘t, dt = s·dY"});
+               "ds = Σ dY∘t, dt = s·dY", laneUse(R::Arguments, K::Scale)});
   addTensorLinalgPrims(t);
   const auto I = PrimFamily::Internal;
   t.push_back({"%tensor+", 2, 2, elementwisePrim<'+'>, elementwiseAdjoint<'+'>, nullptr, I,
                "elementwise a + b of tensors of one shape, or a tensor and a broadcast number",
-               "da = dY, db = dY (summed over a broadcast number)"});
+               "da = dY, db = dY (summed over a broadcast number)", laneUse(R::Arguments)});
   t.push_back({"%tensor-", 2, 2, elementwisePrim<'-'>, elementwiseAdjoint<'-'>, nullptr, I,
                "elementwise a - b of tensors of one shape, or a tensor and a broadcast number",
-               "da = dY, db = -dY (summed over a broadcast number)"});
+               "da = dY, db = -dY (summed over a broadcast number)", laneUse(R::Arguments)});
   t.push_back({"%tensor*", 2, 2, elementwisePrim<'*'>, elementwiseAdjoint<'*'>, nullptr, I,
                "elementwise a * b of tensors of one shape, or a tensor and a broadcast number",
-               "da = dY∘b, db = dY∘a (summed over a broadcast number)"});
+               "da = dY∘b, db = dY∘a (summed over a broadcast number)", laneUse(R::Arguments)});
   t.push_back({"%tensor/", 2, 2, elementwisePrim<'/'>, elementwiseAdjoint<'/'>, nullptr, I,
                "elementwise a / b of tensors of one shape, or a tensor and a broadcast number (x/0 is ±inf)",
-               "da = dY/b, db = -dY∘a/b² (summed over a broadcast number)"});
+               "da = dY/b, db = -dY∘a/b² (summed over a broadcast number)", laneUse(R::Arguments)});
 }
 
 }  // namespace dmci

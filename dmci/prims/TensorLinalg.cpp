@@ -140,19 +140,22 @@ namespace tensorops {
 
 void addTensorLinalgPrims(std::vector<Primitive>& t) {
   const auto T = PrimFamily::Tensor;
+  using R = LaneReads;
+  using K = LaneKernel;
   t.push_back({"det", 1, 1, detPrim, detAdjoint, nullptr, T, "(det A) the determinant of a square matrix",
-               "dA = dy·adj(A)ᵀ = dy·det(A)·inv(A)ᵀ"});
+               "dA = dy·adj(A)ᵀ = dy·det(A)·inv(A)ᵀ", laneUse(R::Arguments, K::Det)});
   t.push_back({"logdet", 1, 1, logdetPrim, logdetAdjoint, nullptr, T,
                "(logdet A) log det A of a square matrix with positive determinant (else a domain error)",
-               "dA = dy·inv(A)ᵀ"});
+               "dA = dy·inv(A)ᵀ", laneUse(R::Arguments, K::Logdet)});
   t.push_back({"inv", 1, 1, invPrim, invAdjoint, nullptr, T, "(inv A) the inverse of a nonsingular square matrix",
-               "dA = -inv(A)ᵀ·dY·inv(A)ᵀ"});
+               "dA = -inv(A)ᵀ·dY·inv(A)ᵀ", laneUse(R::Arguments, K::Inv)});
   t.push_back({"solve", 2, 2, solvePrim, solveAdjoint, nullptr, T,
                "(solve A b) x with A·x = b, for a nonsingular A and a vector or matrix b",
-               "db = inv(A)ᵀ·dx, dA = -(inv(A)ᵀ·dx)·xᵀ"});
+               "db = inv(A)ᵀ·dx, dA = -(inv(A)ᵀ·dx)·xᵀ", laneUse(R::Arguments, K::Solve)});
   t.push_back({"cholesky", 1, 1, choleskyPrim, choleskyAdjoint, nullptr, T,
                "(cholesky A) lower-triangular L with L·Lᵀ = A, for A symmetric positive definite (uses (A+Aᵀ)/2)",
-               "dA = sym(L⁻ᵀ·Φ(Lᵀ·dL)·L⁻¹), Φ = lower triangle with halved diagonal (Murray 2016)"});
+               "dA = sym(L⁻ᵀ·Φ(Lᵀ·dL)·L⁻¹), Φ = lower triangle with halved diagonal (Murray 2016)",
+               laneUse(R::Arguments, K::Cholesky)});
 }
 
 }  // namespace tensorops

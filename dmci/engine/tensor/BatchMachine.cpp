@@ -4,9 +4,19 @@
 #include <algorithm>
 
 #include "engine/ErrorPosition.h"
+#include "engine/Instructions.h"
 #include "prims/PrimTable.h"
 
 namespace dmci::lanes {
+namespace {
+// A value as a group's errors show it: with the numbers of the group's first lane.
+struct FirstLane {
+  Runtime& rt;
+  LaneStore& store;
+  int32_t set;
+  Value operator()(const Value& v) const { return store.hydrate(rt, v, set, 0); }
+};
+}  // namespace
 
 BatchMachine::BatchMachine(const ComputeGraph& g, Runtime& rt, LaneStore& store) : g_(g), rt_(rt), store_(store) {
   for (const auto& b : g.blocks) library_.push_back(b.pos.inLibrary() ? 1 : 0);
@@ -158,72 +168,23 @@ bool BatchMachine::writeBox(Group& g, int32_t at, const Value& v) {
 
 // mce.scm's box primitives see the group's overlay; every other primitive goes to applyPrim.
 Outcome BatchMachine::primCall(Group& g, int id, const Value* a, int argc) {
-  static const int boxSet = primId("%box-set!"), boxRef = primId("%box-ref");
-  if (id == boxSet && a[0].tag == Tag::Box) {
+  const LaneKernel kernel = prim(id).lanes.kernel;
+  if (kernel == LaneKernel::BoxSet && a[0].tag == Tag::Box) {
     if (!writeBox(g, a[0].i, a[1])) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice");
     return Outcome::of(Value::boolean(true));
   }
-  if (id == boxRef && a[0].tag == Tag::Box) {
+  if (kernel == LaneKernel::BoxRef && a[0].tag == Tag::Box) {
     Value v = readBox(g, a[0].i);
     if (v.tag != Tag::Unset) return Outcome::of(v);
   }
   return applyPrim(rt_, store_, g.set, id, a, argc);
 }
 
-void BatchMachine::notProcedure(const Group& g, const Value& f) {
-  throw DmciError(ErrorKind::NotProcedure,
-                  "attempt to apply a non-procedure: " + rt_.show(store_.hydrate(rt_, f, g.set, 0)));
-}
-
-void BatchMachine::wrongArity(const CodeBlock& b, int argc) const {
-  std::string want = std::to_string(b.nparams);
-  if (b.variadic) want = "at least " + want;
-  throw DmciError(ErrorKind::Arity, b.name + ": expects " + want + " argument" + (b.nparams == 1 && !b.variadic ? "" : "s") +
-                                        ", got " + std::to_string(argc));
-}
-
-void BatchMachine::spreadApply(Group& g, const Value* first, int n) {
-  args_.assign(first, first + n - 1);
-  Value l = first[n - 1];
-  while (l.tag == Tag::Pair) {
-    args_.push_back(rt_.car(l));
-    l = rt_.cdr(l);
-  }
-  if (l.tag != Tag::Nil)
-    throw DmciError(ErrorKind::Type, "apply: last argument must be a proper list, got " +
-                                         rt_.show(store_.hydrate(rt_, first[n - 1], g.set, 0)));
-}
-
 bool BatchMachine::enter(Group& g, Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env,
                          Outcome& result) {
-  int argc = static_cast<int>(args_.size());
-  for (;;) {
-    if (f.tag == Tag::Closure) break;
-    if (f.tag != Tag::Prim) notProcedure(g, f);
-    const Primitive& p = prim(f.i);
-    checkArity(p, argc);
-    if (p.forward) {
-      result = primCall(g, f.i, args_.data(), argc);
-      return false;
-    }
-    Value h = args_[0];  // apply as a first-class value: (apply h a ... lst)
-    std::vector<Value> rest(args_.begin() + 1, args_.end());
-    spreadApply(g, rest.data(), static_cast<int>(rest.size()));
-    argc = static_cast<int>(args_.size());
-    f = h;
-  }
-  const CodeBlock& b = g_.blocks[static_cast<size_t>(f.code)];
-  if (argc < b.nparams || (!b.variadic && argc > b.nparams)) wrongArity(b, argc);
-  size_t need = static_cast<size_t>(base) + static_cast<size_t>(b.nslots);
-  if (need + g.frames.size() * 2 + rt_.cellsInUse() > rt_.budget().heapCells) rt_.budgetExceeded("frames");
-  if (g.stack.size() < need) g.stack.resize(need);
-  Value* s = g.stack.data() + base;
-  for (int k = 0; k < b.nparams; ++k) s[k] = args_[static_cast<size_t>(k)];
-  if (b.variadic) {
-    Value rest = Value::nil();
-    for (int k = argc; k-- > b.nparams;) rest = rt_.cons(args_[static_cast<size_t>(k)], rest);
-    s[b.nparams] = rest;
-  }
+  auto applyPrim = [&](int id, const Value* a, int argc) { result = primCall(g, id, a, argc); };
+  if (!instr::resolveClosure(rt_, f, args_, FirstLane{rt_, store_, g.set}, applyPrim)) return false;
+  instr::openFrame(rt_, g_.blocks[static_cast<size_t>(f.code)], g.stack, base, g.frames.size(), args_);
   block = static_cast<int32_t>(f.code);
   pc = 0;
   env = f.i;
@@ -237,10 +198,7 @@ bool BatchMachine::callAt(Group& g, const Instr& in) {
   Value* s = g.stack.data() + g.base;
   Value f = s[in.a];
   if (!library_[static_cast<size_t>(g.block)]) g.userCallBlock = g.block, g.userCallPc = g.pc;
-  if (in.op == Op::Call || in.op == Op::TailCall)
-    args_.assign(s + in.b, s + in.b + in.c);
-  else
-    spreadApply(g, s + in.b, in.c);
+  instr::gatherArguments(rt_, in, s, args_, FirstLane{rt_, store_, g.set});
   Frame saved{g.block, g.pc + 1, g.base, g.env, in.dst};
   int32_t nbase = tail ? g.base : g.base + g_.blocks[static_cast<size_t>(g.block)].nslots;
   int32_t cb = g.block, cpc = g.pc, cenv = g.env;
@@ -277,7 +235,7 @@ void BatchMachine::loop(Group& g) {
       case Op::Prim1:
       case Op::Prim2: {
         int argc = in.op == Op::Prim ? in.c : in.op == Op::Prim1 ? 1 : 2;
-        checkArity(prim(in.a), argc);
+        instr::primArity(prim(in.a), argc);
         Value two[2];
         if (in.op != Op::Prim) two[0] = s[in.b];
         if (in.op == Op::Prim2) two[1] = s[in.c];
@@ -286,17 +244,7 @@ void BatchMachine::loop(Group& g) {
         complete(g, o.value, {false, in.dst});
         continue;
       }
-      case Op::Closure: {
-        int32_t rec = -1;
-        if (in.c < 0) {
-          rec = s[in.b].i;
-        } else if (in.c > 0) {
-          rec = rt_.alloc(in.c);
-          for (int k = 0; k < in.c; ++k) rt_.heap[static_cast<size_t>(rec + k)] = s[in.b + k];
-        }
-        s[in.dst] = Value::make(Tag::Closure, rec, in.a);
-        break;
-      }
+      case Op::Closure: s[in.dst] = instr::makeClosure(rt_, in, s); break;
       case Op::Sibling: s[in.dst] = Value::make(Tag::Closure, env, in.a); break;
       case Op::Call:
       case Op::Apply:
@@ -314,21 +262,10 @@ void BatchMachine::loop(Group& g) {
           continue;
         }
         break;
-      case Op::BoxNew: {
-        int32_t at = rt_.alloc(1);
-        g.stack[static_cast<size_t>(base + in.dst)] = Value::make(Tag::Box, at);
-        break;
-      }
+      case Op::BoxNew: s[in.dst] = instr::newBox(rt_); break;
       case Op::BoxSet: writeBox(g, s[in.a].i, s[in.b]); break;
-      case Op::BoxGet: {
-        Value v = readBox(g, s[in.a].i);
-        if (v.tag == Tag::Unset)
-          throw DmciError(ErrorKind::Unbound, g_.consts[static_cast<size_t>(in.b)]->text + ": used before its definition");
-        s[in.dst] = v;
-        break;
-      }
-      case Op::Unbound:
-        throw DmciError(ErrorKind::Unbound, "unbound variable: " + g_.consts[static_cast<size_t>(in.a)]->text);
+      case Op::BoxGet: s[in.dst] = instr::boxContent(g_, in, readBox(g, s[in.a].i)); break;
+      case Op::Unbound: instr::unbound(g_, in.a);
     }
     ++pc;
   }

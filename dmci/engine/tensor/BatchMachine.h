@@ -1,12 +1,12 @@
 // The tensor engine's register machine: runs a ComputeGraph for groups of lanes that share a control path.
 //
-// It mirrors the native Machine instruction for instruction (the same frames
-// on a stack the machine owns, the same calls, tail calls, apply, closures,
-// boxes, budgets and errors), but a group's values may hold per-lane numbers
-// (see Lanes.h). When a primitive's result differs between the lanes of a
-// group (a per-lane comparison, most often), the group splits into one group
-// per result and each continues; a work queue runs groups until all have
-// ended. Groups share the single-assignment heap: a group only reaches cells
+// It gives the native Machine's instructions the same meaning, shared in
+// engine/Instructions.h (the same frames on a stack the machine owns, the
+// same calls, tail calls, apply, closures, boxes, budgets and errors), but a
+// group's values may hold per-lane numbers (see Lanes.h). When a primitive's
+// result differs between the lanes of a group (a per-lane comparison, most
+// often), the group splits into one group per result and each continues; a
+// work queue runs groups until all have ended. Groups share the single-assignment heap: a group only reaches cells
 // its ancestors or it made, and a write-once box that an ancestor made is
 // written in the writing group's own overlay.
 #pragma once
@@ -87,9 +87,6 @@ class BatchMachine {
   Outcome primCall(Group& g, int id, const Value* args, int argc);
   Value readBox(const Group& g, int32_t at) const;
   bool writeBox(Group& g, int32_t at, const Value& v);  // false when already written
-  void spreadApply(Group& g, const Value* first, int n);
-  [[noreturn]] void notProcedure(const Group& g, const Value& f);
-  [[noreturn]] void wrongArity(const CodeBlock& b, int argc) const;
 };
 
 }  // namespace dmci::lanes

@@ -1,9 +1,8 @@
-// Which rule a primitive runs for a group: native when it reads no per-lane data, torch when it has a rule, else lane by lane.
+// Which rule a primitive runs for a group, by its row's lane column (prims/LaneUse.h): native when it
+// reads no per-lane data, its torch kernel when it has one, else the native rule lane by lane.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <map>
-#include <stdexcept>
 #include <string>
 #include <tuple>
 #include <unordered_set>
@@ -13,43 +12,6 @@
 
 namespace dmci::lanes {
 namespace {
-
-// What a primitive's native rule reads of its arguments: nothing numeric, the arguments' own
-// numbers and tensors, those inside lists too (so a scan must walk the lists), or those inside
-// lists only when the key (argument 1) is a number (eqv? of a number and a non-number is #f).
-enum class Reads : uint8_t { Nothing, Arguments, Lists, ListsByNumber };
-
-bool isCxr(const char* name) {
-  size_t len = std::strlen(name);
-  if (len < 3 || len > 5 || name[0] != 'c' || name[len - 1] != 'r') return false;
-  for (size_t k = 1; k + 1 < len; ++k)
-    if (name[k] != 'a' && name[k] != 'd') return false;
-  return true;
-}
-
-// The id of a primitive this file names (a renamed primitive is a bug here, not a user error).
-size_t idOf(const char* name) {
-  int id = primId(name);
-  if (id < 0) throw std::logic_error(std::string("tensor engine: no primitive named ") + name);
-  return static_cast<size_t>(id);
-}
-
-const std::vector<Reads>& readsById() {
-  static const std::vector<Reads> table = [] {
-    std::vector<Reads> out(primitives().size(), Reads::Arguments);
-    // `error` shows its irritants, but it always raises: its message is rebuilt from the first lane's data.
-    for (const char* n : {"cons", "list", "length", "append", "reverse", "null?", "pair?", "list?", "symbol?",
-                          "string?", "boolean?", "procedure?", "number?", "not", "error", "%at", "%global",
-                          "%primitive", "%check-arity", "%box-new", "%box-set!", "%box-ref", "%box?"})
-      out[idOf(n)] = Reads::Nothing;
-    for (const char* n : {"equal?", "%assoc-equal", "%member-equal", "mat"}) out[idOf(n)] = Reads::Lists;
-    for (const char* n : {"assq", "assv", "memq", "memv"}) out[idOf(n)] = Reads::ListsByNumber;
-    for (size_t k = 0; k < out.size(); ++k)
-      if (isCxr(primitives()[k].name)) out[k] = Reads::Nothing;
-    return out;
-  }();
-  return table;
-}
 
 // Where a native rule would read per-lane data: an argument, a heap cell or a tensor record.
 struct Site {
@@ -197,15 +159,15 @@ Outcome laneLoop(Runtime& rt, LaneStore& store, int32_t set, const Primitive& p,
 Outcome applyPrim(Runtime& rt, LaneStore& store, int32_t set, int id, const Value* args, int argc) {
   const Primitive& p = prim(id);
   if (!p.forward) throw DmciError(ErrorKind::Graph, std::string("tensor engine: ") + p.name + " has no forward rule");
-  Reads reads = readsById()[static_cast<size_t>(id)];
-  if (reads == Reads::ListsByNumber) reads = args[0].tag == Tag::Real ? Reads::Lists : Reads::Nothing;
-  if (reads != Reads::Nothing) {
+  LaneReads reads = p.lanes.reads;
+  if (reads == LaneReads::ListsByNumber) reads = args[0].tag == Tag::Real ? LaneReads::Lists : LaneReads::Nothing;
+  if (reads != LaneReads::Nothing) {
     bool lane = false;
     for (int k = 0; k < argc; ++k) lane = lane || LaneStore::isLane(rt, args[k]);
-    if (!lane && reads == Reads::Lists) lane = !sites(rt, args, argc, true).empty();
+    if (!lane && reads == LaneReads::Lists) lane = !sites(rt, args, argc, true).empty();
     if (lane) {
-      if (hasRule(id)) return applyRule(rt, store, set, id, args, argc);
-      return laneLoop(rt, store, set, p, args, argc, reads == Reads::Lists);
+      if (isTorchKernel(p.lanes.kernel)) return applyRule(rt, store, set, p.lanes.kernel, args, argc);
+      return laneLoop(rt, store, set, p, args, argc, reads == LaneReads::Lists);
     }
   }
   return Outcome::of(nativeCall(rt, store, set, p, args, argc));

@@ -81,11 +81,11 @@ struct Ctx {
 
 // A torch rule: called when some argument holds per-lane data.
 using Rule = Outcome (*)(Ctx& c, const Value* args, int argc);
-struct NamedRule {
-  const char* name;
+struct KernelRule {
+  LaneKernel kernel;
   Rule rule;
 };
 // The tensor primitives' rules (TensorPrims.cpp).
-std::vector<NamedRule> tensorRules();
+std::vector<KernelRule> tensorRules();
 
 }  // namespace dmci::lanes

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "engine/Runtime.h"
+#include "prims/LaneUse.h"
 #include "syntax/Error.h"
 
 namespace dmci::lanes {
@@ -111,9 +112,9 @@ bool deviceAvailable(const std::string& device);
 void setThreads(int threads);
 double triadBandwidth(const std::string& device, bool float32, int64_t elements, int repeats);
 
-// Whether primitive `id` has a torch rule, and the rule applied (ScalarPrims.cpp holds the table).
-bool hasRule(int id);
-Outcome applyRule(Runtime& rt, LaneStore& store, int32_t set, int id, const Value* args, int argc);
+// Whether a torch kernel has its rule, and the rule applied (ScalarPrims.cpp holds the table).
+bool hasRule(LaneKernel k);
+Outcome applyRule(Runtime& rt, LaneStore& store, int32_t set, LaneKernel k, const Value* args, int argc);
 
 // Applies primitive `id` to args for the group of lane set `set`: the native
 // rule when no argument holds per-lane data it would read, a torch rule when

@@ -7,6 +7,7 @@
 // `softplus`, whose native partials differ at the edges, record theirs exactly.
 #include <torch/csrc/autograd/custom_function.h>
 
+#include <array>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -176,6 +177,12 @@ Outcome integerDivision(Ctx& c, const Value* a, int) {
 enum class Fn { Abs, Floor, Ceiling, Round, Truncate, Square, Exp, Log, Sqrt, Expt, Sin, Cos, Tan, Asin, Acos, Atan, Tanh, Sigmoid, Softplus };
 constexpr const char* kFnNames[] = {"abs", "floor", "ceiling", "round", "truncate", "square", "exp", "log", "sqrt", "expt",
                                     "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "sigmoid", "softplus"};
+constexpr LaneKernel kFnKernels[] = {LaneKernel::Abs,      LaneKernel::Floor,   LaneKernel::Ceiling, LaneKernel::Round,
+                                     LaneKernel::Truncate, LaneKernel::Square,  LaneKernel::Exp,     LaneKernel::Log,
+                                     LaneKernel::Sqrt,     LaneKernel::Expt,    LaneKernel::Sin,     LaneKernel::Cos,
+                                     LaneKernel::Tan,      LaneKernel::Asin,    LaneKernel::Acos,    LaneKernel::Atan,
+                                     LaneKernel::Tanh,     LaneKernel::Sigmoid, LaneKernel::Softplus};
+static_assert(std::size(kFnKernels) == std::size(kFnNames));
 
 at::Tensor unaryFn(Fn f, const at::Tensor& x) {
   switch (f) {
@@ -264,53 +271,62 @@ Outcome eqvNumbers(Ctx& c, const Value* a, int) {
 }
 
 template <size_t... K>
-void addElementary(std::vector<NamedRule>& t, std::index_sequence<K...>) {
-  (t.push_back({kFnNames[K], elementary<static_cast<int>(K)>}), ...);
+void addElementary(std::vector<KernelRule>& t, std::index_sequence<K...>) {
+  (t.push_back({kFnKernels[K], elementary<static_cast<int>(K)>}), ...);
 }
 
 }  // namespace
 
 namespace {
-std::vector<NamedRule> scalarRules() {
-  std::vector<NamedRule> t = {
-      {"+", arithmetic<'+'>},       {"-", negate},
-      {"*", arithmetic<'*'>},       {"/", reciprocal},
-      {"=", compare<0>},            {"<", compare<1>},
-      {">", compare<2>},            {"<=", compare<3>},
-      {">=", compare<4>},           {"min", select<false>},
-      {"max", select<true>},        {"quotient", integerDivision<0>},
-      {"remainder", integerDivision<1>}, {"modulo", integerDivision<2>},
-      {"zero?", numberTest<0>},     {"positive?", numberTest<1>},
-      {"negative?", numberTest<2>}, {"even?", numberTest<3>},
-      {"odd?", numberTest<4>},      {"integer?", numberTest<5>},
-      {"eq?", eqvNumbers},          {"eqv?", eqvNumbers},
+std::vector<KernelRule> scalarRules() {
+  using K = LaneKernel;
+  std::vector<KernelRule> t = {
+      {K::Add, arithmetic<'+'>},
+      {K::Subtract, negate},
+      {K::Multiply, arithmetic<'*'>},
+      {K::Divide, reciprocal},
+      {K::Equal, compare<0>},
+      {K::Less, compare<1>},
+      {K::Greater, compare<2>},
+      {K::LessEqual, compare<3>},
+      {K::GreaterEqual, compare<4>},
+      {K::Min, select<false>},
+      {K::Max, select<true>},
+      {K::Quotient, integerDivision<0>},
+      {K::Remainder, integerDivision<1>},
+      {K::Modulo, integerDivision<2>},
+      {K::Zero, numberTest<0>},
+      {K::Positive, numberTest<1>},
+      {K::Negative, numberTest<2>},
+      {K::Even, numberTest<3>},
+      {K::Odd, numberTest<4>},
+      {K::Integer, numberTest<5>},
+      {K::Eqv, eqvNumbers},
   };
   addElementary(t, std::make_index_sequence<std::size(kFnNames)>{});
   return t;
 }
 
-// Rules by primitive id (null: none).
-const std::vector<Rule>& rulesById() {
-  static const std::vector<Rule> byId = [] {
-    std::vector<Rule> out(primitives().size(), nullptr);
+// Rules by kernel (null: none).
+const std::array<Rule, static_cast<size_t>(LaneKernel::Count)>& rulesByKernel() {
+  static const auto byKernel = [] {
+    std::array<Rule, static_cast<size_t>(LaneKernel::Count)> out{};
     for (const auto& table : {scalarRules(), tensorRules()})
-      for (const auto& r : table) {
-        int id = primId(r.name);
-        if (id < 0) throw std::logic_error(std::string("tensor rule for an unknown primitive: ") + r.name);
-        out[static_cast<size_t>(id)] = r.rule;
-      }
+      for (const auto& r : table) out[static_cast<size_t>(r.kernel)] = r.rule;
     return out;
   }();
-  return byId;
+  return byKernel;
 }
 }  // namespace
 
-bool hasRule(int id) { return rulesById()[static_cast<size_t>(id)] != nullptr; }
+bool hasRule(LaneKernel k) { return rulesByKernel()[static_cast<size_t>(k)] != nullptr; }
 
-Outcome applyRule(Runtime& rt, LaneStore& store, int32_t set, int id, const Value* args, int argc) {
+Outcome applyRule(Runtime& rt, LaneStore& store, int32_t set, LaneKernel k, const Value* args, int argc) {
+  Rule rule = rulesByKernel()[static_cast<size_t>(k)];
+  if (!rule) throw std::logic_error("tensor engine: no torch rule for kernel " + std::to_string(static_cast<int>(k)));
   Ctx c{rt, store, *store.impl, set, store.size(set)};
   c.counted();
-  return rulesById()[static_cast<size_t>(id)](c, args, argc);
+  return rule(c, args, argc);
 }
 
 }  // namespace dmci::lanes

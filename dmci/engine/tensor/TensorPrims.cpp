@@ -261,12 +261,25 @@ Outcome choleskyRule(Ctx& c, const Value* a, int) {
 
 }  // namespace
 
-std::vector<NamedRule> tensorRules() {
-  return {{"vec", vecRule},         {"mat", matRule},       {"ref", refRule},       {"dot", dotRule},
-          {"matvec", matvecRule},   {"matmul", matmulRule}, {"transpose", transposeRule},
-          {"outer", outerRule},     {"trace", traceRule},   {"norm", normRule},     {"vsum", vsumRule},
-          {"scale", scaleRule},     {"det", detRule},       {"logdet", logdetRule}, {"inv", invRule},
-          {"solve", solveRule},     {"cholesky", choleskyRule}};
+std::vector<KernelRule> tensorRules() {
+  using K = LaneKernel;
+  return {{K::Vec, vecRule},
+          {K::Mat, matRule},
+          {K::Ref, refRule},
+          {K::Dot, dotRule},
+          {K::Matvec, matvecRule},
+          {K::Matmul, matmulRule},
+          {K::Transpose, transposeRule},
+          {K::Outer, outerRule},
+          {K::Trace, traceRule},
+          {K::Norm, normRule},
+          {K::Vsum, vsumRule},
+          {K::Scale, scaleRule},
+          {K::Det, detRule},
+          {K::Logdet, logdetRule},
+          {K::Inv, invRule},
+          {K::Solve, solveRule},
+          {K::Cholesky, choleskyRule}};
 }
 
 }  // namespace dmci::lanes
