@@ -4,7 +4,7 @@
 
 #include <set>
 
-#include "engine/tensor/Lanes.h"
+#include "engine/tensor/LaneStore.h"
 #include "prims/PrimTable.h"
 
 namespace dmci {

@@ -3,7 +3,7 @@
 // It gives the native Machine's instructions the same meaning, shared in
 // engine/Instructions.h (the same frames on a stack the machine owns, the
 // same calls, tail calls, apply, closures, boxes, budgets and errors), but a
-// group's values may hold per-lane numbers (see Lanes.h). When a primitive's
+// group's values may hold per-lane numbers (see LaneStore.h). When a primitive's
 // result differs between the lanes of a group (a per-lane comparison, most
 // often), the group splits into one group per result and each continues; a
 // work queue runs groups until all have ended. Groups share the single-assignment heap: a group only reaches cells
@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "engine/Materialise.h"
-#include "engine/tensor/Lanes.h"
+#include "engine/tensor/LaneStore.h"
 #include "lower/ComputeGraph.h"
 
 namespace dmci::lanes {

@@ -7,7 +7,7 @@
 #include <tuple>
 #include <unordered_set>
 
-#include "engine/tensor/Lanes.h"
+#include "engine/tensor/LaneStore.h"
 #include "prims/PrimTable.h"
 
 namespace dmci::lanes {

@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/tensor/Lanes.h"
+#include "engine/tensor/LaneStore.h"
 
 namespace dmci::lanes {
 
