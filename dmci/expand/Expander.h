@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "expand/Expand.h"
@@ -54,8 +55,7 @@ class Expander {
    public:
     explicit Scope(Expander& x) : x_(x) {}
     ~Scope() {
-      for (const auto& n : added_)
-        if (--x_.bound_[n] == 0) x_.bound_.erase(n);
+      for (const auto& n : added_) --x_.bound_[n];  // a count of 0 stays, so rebinding the name allocates nothing
     }
     void add(const std::string& n) {
       ++x_.bound_[n];
@@ -83,7 +83,10 @@ class Expander {
     Expander& x_;
   };
 
-  bool isBound(const std::string& n) const { return bound_.count(n) != 0; }
+  bool isBound(const std::string& n) const {
+    auto it = bound_.find(n);
+    return it != bound_.end() && it->second > 0;
+  }
   bool isKeyword(const Datum& d, const char* kw) const { return d.isSymbol(kw) && !isBound(kw); }
   // A temporary name; %-names cannot clash with user names, and with allowInternal
   // a name already bound here is skipped.
@@ -105,7 +108,8 @@ class Expander {
   // Bodies and definitions.
   bool isDefine(const Datum& d) const;
   bool isSplicedBegin(const Datum& d, int depth = 0) const;
-  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, Scope& scope);
+  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
+                   std::unordered_set<std::string>& defined, Scope& scope);
   ExprPtr body(const DatumPtr& where, size_t from, const std::string& what);
   ExprPtr bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where, const std::string& what);
   ExprPtr letrecBody(const std::vector<BodyForm>& forms, size_t lastDefine, const Datum& where);
@@ -147,7 +151,7 @@ class Expander {
   ExprPtr quasiList(const DatumPtr& t, int level);
 
   ExpandOptions opts_;
-  std::unordered_map<std::string, int> bound_;
+  std::unordered_map<std::string, int> bound_;  // how many enclosing scopes bind each name (0: none now)
   std::map<std::string, int> counters_;
   int depth_ = 0;
 };
