@@ -6,34 +6,33 @@
 
 #include <algorithm>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 
 #include "expand/CoreFold.h"
+#include "syntax/NameTable.h"
 
 namespace dmci {
 namespace {
 
 // The names bound around the node being visited, innermost last; views into the tree being walked.
-// A name's count stays in the table at 0 when its scope ends, so that binding it again allocates nothing.
 class Bound {
  public:
   size_t size() const { return names_.size(); }
   bool has(std::string_view n) const {
-    auto it = count_.find(n);
-    return it != count_.end() && it->second > 0;
+    const int* c = count_.find(n);
+    return c && *c > 0;
   }
   void push(std::string_view n) {
     ++count_[n];
     names_.push_back(n);
   }
   void popTo(size_t mark) {
-    for (; names_.size() > mark; names_.pop_back()) --count_[names_.back()];
+    for (; names_.size() > mark; names_.pop_back()) --*count_.find(names_.back());
   }
 
  private:
   std::vector<std::string_view> names_;
-  std::unordered_map<std::string_view, int> count_;
+  NameTable<int> count_;  // how many of names_ are each name
 };
 
 // Calls onRef(ref, free) for each Ref, in the order of a left-to-right recursive walk (foldCore's order too);
@@ -100,26 +99,27 @@ std::vector<std::string> freeVars(const CoreExpr& e) {
   return out;
 }
 
-ExprPtr renameFree(const ExprPtr& e, const std::vector<std::string>& from, const std::vector<std::string>& to) {
-  std::unordered_map<std::string_view, const std::string*> renames;
-  for (size_t k = 0; k < from.size(); ++k) renames.emplace(from[k], &to[k]);
-  // The new name of each reference, by its place in walk order (a shared node may be free in one place only).
-  std::vector<const std::string*> newName;
-  bool any = false;
-  forEachRef(*e, [&](const CoreExpr& ref, bool free) {
-    auto it = free ? renames.find(ref.name) : renames.end();
-    newName.push_back(it == renames.end() ? nullptr : it->second);
-    any = any || it != renames.end();
-  });
-  if (!any) return e;
-  // Rebuilds only the spine above a renamed reference; untouched subtrees are shared.
+ExprPtr renameFree(const ExprPtr& e, const Renaming& rename) {
+  NameTable<const std::string*> answers;                    // rename's answer for each free name
+  std::vector<std::pair<size_t, const std::string*>> hits;  // a reference's place in walk order, its new name
   size_t refs = 0;
-  ExprPtr out = foldCore<ExprPtr>(*e, [&](const CoreExpr& node, std::span<ExprPtr> kids) -> ExprPtr {
-    if (node.kind != CoreKind::Ref) return withKids(node, kids);
-    const std::string* name = newName[refs++];
-    return name ? CoreExpr::ref(*name, node.pos) : nullptr;
+  forEachRef(*e, [&](const CoreExpr& ref, bool free) {
+    size_t at = refs++;
+    if (!free) return;
+    auto [answer, fresh] = answers.tryEmplace(ref.name, nullptr);
+    if (fresh) *answer = rename(ref.name);
+    if (*answer) hits.emplace_back(at, *answer);
   });
-  return out ? out : e;
+  if (hits.empty()) return e;
+  // Rebuilds only the spine above a renamed reference (foldCore meets the references in walk order too);
+  // untouched subtrees are shared.
+  size_t next = 0;
+  refs = 0;
+  return foldCore<ExprPtr>(*e, [&](const CoreExpr& node, std::span<ExprPtr> kids) -> ExprPtr {
+    if (node.kind != CoreKind::Ref) return withKids(node, kids);
+    if (next == hits.size() || hits[next].first != refs++) return nullptr;
+    return CoreExpr::ref(*hits[next++].second, node.pos);
+  });
 }
 
 }  // namespace dmci

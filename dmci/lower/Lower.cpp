@@ -4,12 +4,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <string_view>
-#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
 #include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
+#include "syntax/NameTable.h"
 
 namespace dmci {
 namespace {
@@ -27,17 +27,16 @@ class LexicalScope {
  public:
   size_t size() const { return entries_.size(); }
   void push(std::string_view name, Loc loc) {
-    auto it = latest_.try_emplace(name, kNone).first;
-    entries_.push_back({name, loc, it->second});
-    it->second = entries_.size() - 1;
+    size_t* latest = latest_.tryEmplace(name, kNone).first;
+    entries_.push_back({name, loc, *latest});
+    *latest = entries_.size() - 1;
   }
-  // A name whose last entry goes keeps its slot in the table (as kNone): binding it again allocates nothing.
   void popTo(size_t mark) {
-    for (; entries_.size() > mark; entries_.pop_back()) latest_[entries_.back().name] = entries_.back().shadowed;
+    for (; entries_.size() > mark; entries_.pop_back()) *latest_.find(entries_.back().name) = entries_.back().shadowed;
   }
   const Loc* find(std::string_view name) const {
-    auto it = latest_.find(name);
-    return it == latest_.end() || it->second == kNone ? nullptr : &entries_[it->second].loc;
+    const size_t* latest = latest_.find(name);
+    return !latest || *latest == kNone ? nullptr : &entries_[*latest].loc;
   }
 
  private:
@@ -48,10 +47,10 @@ class LexicalScope {
     size_t shadowed;  // the entry of the same name this one hides, or kNone
   };
   std::vector<Entry> entries_;
-  std::unordered_map<std::string_view, size_t> latest_;
+  NameTable<size_t> latest_;  // each name's innermost entry; kNone once its scope has ended
 };
 
-using SiblingBlocks = std::unordered_map<std::string, int>;  // letrec group members -> their blocks
+using SiblingBlocks = NameTable<int>;  // letrec group members -> their blocks
 
 struct BlockCtx;
 
@@ -60,8 +59,10 @@ struct BlockCtx;
 struct EnvLayout {
   std::vector<std::string> names;
   std::vector<bool> boxed;
-  std::unordered_map<std::string, int> cell;
+  NameTable<int> cell;  // keyed by `names`
   EnvLayout(std::vector<std::string> captured, const BlockCtx& outer);
+  EnvLayout(const EnvLayout&) = delete;
+  EnvLayout& operator=(const EnvLayout&) = delete;
 };
 
 // The state of one code block being emitted.
@@ -80,18 +81,17 @@ struct BlockCtx {
   }
   Loc lookup(const std::string& n) const {
     if (const Loc* l = scope.find(n)) return *l;
-    if (siblings)
-      if (auto it = siblings->find(n); it != siblings->end()) return {Loc::Sibling, it->second, false};
-    if (env)
-      if (auto it = env->cell.find(n); it != env->cell.end()) return {Loc::Env, it->second, env->boxed[it->second]};
+    if (const int* block = siblings ? siblings->find(n) : nullptr) return {Loc::Sibling, *block, false};
+    if (const int* cell = env ? env->cell.find(n) : nullptr) return {Loc::Env, *cell, env->boxed[*cell]};
     return {};
   }
 };
 
-EnvLayout::EnvLayout(std::vector<std::string> captured, const BlockCtx& outer) : names(std::move(captured)) {
+EnvLayout::EnvLayout(std::vector<std::string> captured, const BlockCtx& outer)
+    : names(std::move(captured)), cell(names.size()) {
   for (size_t k = 0; k < names.size(); ++k) {
     boxed.push_back(outer.lookup(names[k]).boxed);
-    cell.emplace(names[k], static_cast<int>(k));
+    cell.tryEmplace(names[k], static_cast<int>(k));
   }
 }
 
@@ -301,11 +301,12 @@ class Lowering {
 
   // --- closures ---
 
-  // The names a lambda captures: its free variables that are lexical here and not in `exclude`.
-  std::vector<std::string> captures(const CoreExpr& lam, const BlockCtx& ctx, const SiblingBlocks* exclude) {
+  // The names a lambda captures: those of its free variables that are lexical here and not in `exclude`.
+  std::vector<std::string> captures(const std::vector<std::string>& free, const BlockCtx& ctx,
+                                    const SiblingBlocks* exclude) {
     std::vector<std::string> out;
-    for (const auto& n : freeVars(lam))
-      if (!(exclude && exclude->count(n)) && !isGlobal(ctx, n)) out.push_back(n);
+    for (const auto& n : free)
+      if (!(exclude && exclude->find(n)) && !isGlobal(ctx, n)) out.push_back(n);
     return out;
   }
 
@@ -340,7 +341,7 @@ class Lowering {
   }
 
   void lambda(const CoreExpr& e, BlockCtx& ctx, int dst) {
-    EnvLayout env(captures(e, ctx, nullptr), ctx);
+    EnvLayout env(captures(freeVars(e), ctx, nullptr), ctx);
     int block = newBlock(e.name, e.pos);
     lambdaBlock(e, env, nullptr, block);
     int mark = ctx.next;
@@ -351,23 +352,42 @@ class Lowering {
 
   // --- letrec* ---
 
+  // What bindLetrec works out for each binding of a letrec*, by index.
+  struct LetrecBindings {
+    std::vector<int> group;  // consecutive lambdas form a group sharing one environment record; -1: not a lambda
+    std::vector<std::vector<std::string>> free;  // the init's free variables (walked for once)
+    std::vector<bool> boxed;                     // read, perhaps by a closure, before it is initialised
+    std::vector<int> slot;
+  };
+
+  static std::vector<int> lambdaGroups(const CoreExpr& e) {
+    size_t n = e.bindings.size();
+    std::vector<int> group(n, -1);
+    int groups = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (e.bindings[i].second->kind != CoreKind::Lambda) continue;
+      group[i] = (i > 0 && group[i - 1] >= 0) ? group[i - 1] : groups++;
+    }
+    return group;
+  }
+
   // Variables read (possibly inside a lambda created) before their binding is initialised.
-  std::vector<bool> needsBox(const CoreExpr& e, const std::vector<int>& group) {
+  static std::vector<bool> needsBox(const CoreExpr& e, const LetrecBindings& b) {
     size_t n = e.bindings.size();
     // The bindings of each name: first[name], then later[j] after j (n: none), in order.
-    std::unordered_map<std::string_view, size_t> first;
+    NameTable<size_t> first(n);
     std::vector<size_t> later(n, n);
     for (size_t j = n; j-- > 0;) {
-      auto [it, fresh] = first.try_emplace(e.bindings[j].first, j);
-      if (!fresh) later[j] = std::exchange(it->second, j);
+      auto [at, fresh] = first.tryEmplace(e.bindings[j].first, j);
+      if (!fresh) later[j] = std::exchange(*at, j);
     }
     std::vector<bool> boxed(n, false);
     for (size_t i = 0; i < n; ++i) {
-      for (const auto& v : freeVars(*e.bindings[i].second)) {
-        auto it = first.find(v);
-        for (size_t j = it == first.end() ? n : it->second; j < n; j = later[j]) {
-          if (j < i) continue;                                   // initialised before i runs
-          if (group[i] >= 0 && group[i] == group[j]) continue;  // a sibling in the same group
+      for (const auto& v : b.free[i]) {
+        const size_t* at = first.find(v);
+        for (size_t j = at ? *at : n; j < n; j = later[j]) {
+          if (j < i) continue;                                       // initialised before i runs
+          if (b.group[i] >= 0 && b.group[i] == b.group[j]) continue;  // a sibling in the same group
           boxed[j] = true;
         }
       }
@@ -379,28 +399,23 @@ class Lowering {
   // frees both.
   const CoreExpr* bindLetrec(const CoreExpr& e, BlockCtx& ctx) {
     size_t n = e.bindings.size();
-    // Consecutive lambdas form a group sharing one environment record.
-    std::vector<int> group(n, -1);
-    int groups = 0;
+    LetrecBindings b;
+    b.group = lambdaGroups(e);
+    for (const auto& [name, init] : e.bindings) b.free.push_back(freeVars(*init));
+    b.boxed = needsBox(e, b);
     for (size_t i = 0; i < n; ++i) {
-      if (e.bindings[i].second->kind != CoreKind::Lambda) continue;
-      group[i] = (i > 0 && group[i - 1] >= 0) ? group[i - 1] : groups++;
-    }
-    auto boxed = needsBox(e, group);
-    std::vector<int> slot(n);
-    for (size_t i = 0; i < n; ++i) {
-      slot[i] = ctx.alloc();
-      ctx.scope.push(e.bindings[i].first, {Loc::Slot, slot[i], static_cast<bool>(boxed[i])});
-      if (boxed[i]) emit(ctx, {Op::BoxNew, slot[i]}, e.bindings[i].second->pos);
+      b.slot.push_back(ctx.alloc());
+      ctx.scope.push(e.bindings[i].first, {Loc::Slot, b.slot[i], static_cast<bool>(b.boxed[i])});
+      if (b.boxed[i]) emit(ctx, {Op::BoxNew, b.slot[i]}, e.bindings[i].second->pos);
     }
     for (size_t i = 0; i < n;) {
       size_t end = i + 1;
-      if (group[i] >= 0)
-        while (end < n && group[end] == group[i]) ++end;
-      if (group[i] >= 0)
-        lambdaGroup(e, i, end, slot, boxed, ctx);
+      if (b.group[i] >= 0)
+        while (end < n && b.group[end] == b.group[i]) ++end;
+      if (b.group[i] >= 0)
+        lambdaGroup(e, i, end, b, ctx);
       else
-        initInto(*e.bindings[i].second, slot[i], boxed[i], ctx);
+        initInto(*e.bindings[i].second, b.slot[i], b.boxed[i], ctx);
       i = end;
     }
     return e.body.get();
@@ -416,9 +431,8 @@ class Lowering {
   }
 
   // The lambdas bindings[from, to) as sibling blocks over one shared environment record.
-  void lambdaGroup(const CoreExpr& e, size_t from, size_t to, const std::vector<int>& slot,
-                   const std::vector<bool>& boxed, BlockCtx& ctx) {
-    SiblingBlocks siblings;
+  void lambdaGroup(const CoreExpr& e, size_t from, size_t to, const LetrecBindings& b, BlockCtx& ctx) {
+    SiblingBlocks siblings(to - from);
     for (size_t i = from; i < to; ++i) {
       const CoreExpr& lam = *e.bindings[i].second;
       siblings[e.bindings[i].first] = newBlock(lam.name.empty() ? e.bindings[i].first : lam.name, lam.pos);
@@ -426,23 +440,23 @@ class Lowering {
     std::vector<std::string> names;
     std::unordered_set<std::string> seen;
     for (size_t i = from; i < to; ++i)
-      for (auto& n : captures(*e.bindings[i].second, ctx, &siblings))
+      for (auto& n : captures(b.free[i], ctx, &siblings))
         if (seen.insert(n).second) names.push_back(std::move(n));
     EnvLayout env(std::move(names), ctx);
     for (size_t i = from; i < to; ++i)
-      lambdaBlock(*e.bindings[i].second, env, &siblings, siblings[e.bindings[i].first]);
+      lambdaBlock(*e.bindings[i].second, env, &siblings, *siblings.find(e.bindings[i].first));
     int mark = ctx.next;
     int first = captureSlots(env.names, ctx, e.bindings[from].second->pos);
     int firstClosure = ctx.alloc();
     for (size_t i = from; i < to; ++i) {
       SrcPos pos = e.bindings[i].second->pos;
-      int target = boxed[i] ? ctx.alloc() : slot[i];
-      int block = siblings[e.bindings[i].first];
+      int target = b.boxed[i] ? ctx.alloc() : b.slot[i];
+      int block = *siblings.find(e.bindings[i].first);
       if (i == from)
         emit(ctx, {Op::Closure, firstClosure, block, first, static_cast<int>(env.names.size())}, pos);
       if (i == from) emit(ctx, {Op::Move, target, firstClosure}, pos);
       else emit(ctx, {Op::Closure, target, block, firstClosure, -1}, pos);  // c = -1: share the record
-      if (boxed[i]) emit(ctx, {Op::BoxSet, 0, slot[i], target}, pos);
+      if (b.boxed[i]) emit(ctx, {Op::BoxSet, 0, b.slot[i], target}, pos);
     }
     ctx.next = mark;
   }
