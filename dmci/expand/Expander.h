@@ -160,8 +160,8 @@ class Expander {
   ExprPtr quasiList(const DatumPtr& t, int level);
 
   ExpandOptions opts_;
-  NameTable<int> bound_;                  // how many enclosing scopes bind each name (0: none now)
-  std::deque<std::string> boundNames_;   // the text of bound_'s keys, one copy of each name ever bound
+  NameTable<int> bound_;                // how many enclosing scopes bind each name (0: none now)
+  std::deque<std::string> boundNames_;  // the text of bound_'s keys, one copy of each name ever bound
   std::map<std::string, int> counters_;
   int depth_ = 0;
 };

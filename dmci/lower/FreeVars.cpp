@@ -41,8 +41,8 @@ template <class OnRef>
 void forEachRef(const CoreExpr& root, OnRef&& onRef) {
   struct Item {
     const CoreExpr* e;
-    size_t mark;                     // how many names were bound when it was scheduled
-    const CoreExpr* let = nullptr;   // a Let whose names come into scope first: e is its body
+    size_t mark;                    // how many names were bound when it was scheduled
+    const CoreExpr* let = nullptr;  // a Let whose names come into scope first: e is its body
   };
   Bound bound;
   std::vector<Item> work{{&root, 0}};
@@ -73,10 +73,14 @@ ExprPtr withKids(const CoreExpr& e, std::span<ExprPtr> kids) {
   for (size_t k = 0; k < kids.size(); ++k)
     if (!kids[k]) kids[k] = child(e, k);
   switch (e.kind) {
-    case CoreKind::If: return CoreExpr::if_(kids[0], kids[1], kids[2], e.pos);
-    case CoreKind::App: return CoreExpr::app({kids.begin(), kids.end()}, e.pos);
-    case CoreKind::Begin: return CoreExpr::begin({kids.begin(), kids.end()}, e.pos);
-    case CoreKind::Lambda: return CoreExpr::lambda(e.params, e.variadic, kids[0], e.pos, e.name);
+    case CoreKind::If:
+      return CoreExpr::if_(kids[0], kids[1], kids[2], e.pos);
+    case CoreKind::App:
+      return CoreExpr::app({kids.begin(), kids.end()}, e.pos);
+    case CoreKind::Begin:
+      return CoreExpr::begin({kids.begin(), kids.end()}, e.pos);
+    case CoreKind::Lambda:
+      return CoreExpr::lambda(e.params, e.variadic, kids[0], e.pos, e.name);
     case CoreKind::Let:
     case CoreKind::Letrec: {
       std::vector<Binding> bs;
@@ -84,7 +88,8 @@ ExprPtr withKids(const CoreExpr& e, std::span<ExprPtr> kids) {
       if (e.kind == CoreKind::Let) return CoreExpr::let(std::move(bs), kids.back(), e.pos);
       return CoreExpr::letrec(std::move(bs), kids.back(), e.pos);
     }
-    default: return nullptr;  // Const and Ref have no children
+    default:
+      return nullptr;  // Const and Ref have no children
   }
 }
 

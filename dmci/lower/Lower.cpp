@@ -69,7 +69,7 @@ struct EnvLayout {
 struct BlockCtx {
   int block = 0;
   LexicalScope scope;
-  const EnvLayout* env = nullptr;          // null in the entry block
+  const EnvLayout* env = nullptr;           // null in the entry block
   const SiblingBlocks* siblings = nullptr;  // null outside a letrec group's lambdas
   int next = 0;
   int max = 0;
@@ -154,21 +154,26 @@ class Lowering {
   // of 100,000 clauses needs no C++ stack. Each arm of the chain's ifs jumps to its end.
   void expr(const CoreExpr& root, BlockCtx& ctx, int dst, bool tail) {
     if (depth_ >= kMaxLowerDepth)
-      throw DmciError(ErrorKind::Form,
-                      "expression nested too deeply to compile (more than " + std::to_string(kMaxLowerDepth) +
-                          " levels)",
-                      root.pos);
+      throw DmciError(
+          ErrorKind::Form,
+          "expression nested too deeply to compile (more than " + std::to_string(kMaxLowerDepth) + " levels)",
+          root.pos);
     ++depth_;
     size_t scopeMark = ctx.scope.size();
     int mark = ctx.next;
     std::vector<int> exits;
     const CoreExpr* e = &root;
     for (;;) {
-      if (e->kind == CoreKind::If) e = ifArm(*e, ctx, dst, tail, exits);
-      else if (e->kind == CoreKind::Begin) e = sequenceHead(*e, ctx);
-      else if (e->kind == CoreKind::Let) e = bindLet(*e, ctx);
-      else if (e->kind == CoreKind::Letrec) e = bindLetrec(*e, ctx);
-      else break;
+      if (e->kind == CoreKind::If)
+        e = ifArm(*e, ctx, dst, tail, exits);
+      else if (e->kind == CoreKind::Begin)
+        e = sequenceHead(*e, ctx);
+      else if (e->kind == CoreKind::Let)
+        e = bindLet(*e, ctx);
+      else if (e->kind == CoreKind::Letrec)
+        e = bindLetrec(*e, ctx);
+      else
+        break;
     }
     leaf(*e, ctx, dst, tail);
     for (int pc : exits) at(ctx, pc).a = here(ctx);
@@ -183,10 +188,13 @@ class Lowering {
       case CoreKind::Const:
         emit(ctx, {Op::Const, dst, constant(e.datum)}, e.pos);
         return ret(ctx, dst, tail, e.pos);
-      case CoreKind::Ref: ref(e.name, e.pos, ctx, dst); return ret(ctx, dst, tail, e.pos);
+      case CoreKind::Ref:
+        ref(e.name, e.pos, ctx, dst);
+        return ret(ctx, dst, tail, e.pos);
       case CoreKind::Lambda: lambda(e, ctx, dst); return ret(ctx, dst, tail, e.pos);
       case CoreKind::App: return app(e, ctx, dst, tail);
-      default: throw DmciError(ErrorKind::Graph, "lowering: a chain form reached leaf()", e.pos);
+      default:
+        throw DmciError(ErrorKind::Graph, "lowering: a chain form reached leaf()", e.pos);
     }
   }
 
@@ -386,7 +394,7 @@ class Lowering {
       for (const auto& v : b.free[i]) {
         const size_t* at = first.find(v);
         for (size_t j = at ? *at : n; j < n; j = later[j]) {
-          if (j < i) continue;                                       // initialised before i runs
+          if (j < i) continue;                                        // initialised before i runs
           if (b.group[i] >= 0 && b.group[i] == b.group[j]) continue;  // a sibling in the same group
           boxed[j] = true;
         }
@@ -452,8 +460,7 @@ class Lowering {
       SrcPos pos = e.bindings[i].second->pos;
       int target = b.boxed[i] ? ctx.alloc() : b.slot[i];
       int block = *siblings.find(e.bindings[i].first);
-      if (i == from)
-        emit(ctx, {Op::Closure, firstClosure, block, first, static_cast<int>(env.names.size())}, pos);
+      if (i == from) emit(ctx, {Op::Closure, firstClosure, block, first, static_cast<int>(env.names.size())}, pos);
       if (i == from) emit(ctx, {Op::Move, target, firstClosure}, pos);
       else emit(ctx, {Op::Closure, target, block, firstClosure, -1}, pos);  // c = -1: share the record
       if (b.boxed[i]) emit(ctx, {Op::BoxSet, 0, b.slot[i], target}, pos);

@@ -117,8 +117,7 @@ TEST(RenameFree, RenamesFreeOccurrencesOnly) {
   ExprPtr core = expandText("(list (map car l) (let ((map 1)) map) (lambda (map) map))");
   ASSERT_TRUE(core);
   ExprPtr renamed = renameMap(core);
-  EXPECT_EQ(print(*renamed),
-            "(list (%map car l) (let ((map (quote 1))) map) (lambda (map) map))");
+  EXPECT_EQ(print(*renamed), "(list (%map car l) (let ((map (quote 1))) map) (lambda (map) map))");
 }
 
 TEST(RenameFree, SharesTheSubtreesItDoesNotChange) {

@@ -48,8 +48,7 @@ inline double longDefinesValue(int forms) {
 
 inline std::string longLetStar(int bindings) {
   std::string s = "(let* ((x0 1)\n";
-  for (int i = 1; i < bindings; ++i)
-    s += "       (x" + std::to_string(i) + " (+ x" + std::to_string(i - 1) + " 1))\n";
+  for (int i = 1; i < bindings; ++i) s += "       (x" + std::to_string(i) + " (+ x" + std::to_string(i - 1) + " 1))\n";
   s += "       )\n  x" + std::to_string(bindings - 1) + ")\n";
   return s;
 }
