@@ -1,6 +1,10 @@
 // The core AST's make() constructors and its one printer (core AST -> Datum -> text).
 #include "expand/CoreExpr.h"
 
+#include <span>
+
+#include "expand/CoreFold.h"
+
 namespace dmci {
 namespace {
 
@@ -22,20 +26,56 @@ DatumPtr formals(const CoreExpr& e) {
   return Datum::list(std::move(names), e.pos, rest);
 }
 
-// ((x e) ...) for Let and Letrec.
-DatumPtr bindingList(const CoreExpr& e) {
+// ((x e) ...) for Let and Letrec, given the inits' datums.
+DatumPtr bindingList(const CoreExpr& e, std::span<DatumPtr> inits) {
   std::vector<DatumPtr> out;
-  for (const auto& [name, init] : e.bindings)
-    out.push_back(Datum::list({Datum::symbol(name, init->pos), toDatum(*init)}, init->pos));
+  for (size_t k = 0; k < e.bindings.size(); ++k) {
+    SrcPos p = e.bindings[k].second->pos;
+    out.push_back(Datum::list({Datum::symbol(e.bindings[k].first, p), std::move(inits[k])}, p));
+  }
   return Datum::list(std::move(out), e.pos);
 }
 
-// (keyword k1 k2 ...) over the node's children.
-DatumPtr formOverKids(const char* keyword, const CoreExpr& e) {
+// (keyword k1 k2 ...) over the node's children's datums.
+DatumPtr formOverKids(const char* keyword, const CoreExpr& e, std::span<DatumPtr> kids) {
   std::vector<DatumPtr> items;
   if (keyword) items.push_back(Datum::symbol(keyword, e.pos));
-  for (const auto& k : e.kids) items.push_back(toDatum(*k));
+  for (auto& k : kids) items.push_back(std::move(k));
   return Datum::list(std::move(items), e.pos);
+}
+
+// One node's datum from its children's (foldCore order: kids, binding inits, body).
+DatumPtr nodeDatum(const CoreExpr& e, std::span<DatumPtr> kids) {
+  auto keyword = [&](const char* s) { return Datum::symbol(s, e.pos); };
+  switch (e.kind) {
+    case CoreKind::Const:
+      return Datum::list({keyword("quote"), e.datum ? e.datum : Datum::nil(e.pos)}, e.pos);
+    case CoreKind::Ref:
+      return Datum::symbol(e.name, e.pos);
+    case CoreKind::If:
+      return formOverKids("if", e, kids);
+    case CoreKind::Lambda:
+      return Datum::list({keyword("lambda"), formals(e), std::move(kids[0])}, e.pos);
+    case CoreKind::App:
+      return formOverKids(nullptr, e, kids);
+    case CoreKind::Begin:
+      return formOverKids("begin", e, kids);
+    case CoreKind::Let:
+    case CoreKind::Letrec: {
+      const char* kw = e.kind == CoreKind::Let ? "let" : "letrec*";
+      return Datum::list({keyword(kw), bindingList(e, kids.first(e.bindings.size())), std::move(kids.back())}, e.pos);
+    }
+  }
+  return Datum::nil(e.pos);
+}
+
+// Children of a node being freed; an outer destructor on this thread frees them one at a time.
+thread_local std::vector<ExprPtr>* tlPendingFree = nullptr;
+
+void handOver(CoreExpr& e, std::vector<ExprPtr>& pending) {
+  for (auto& k : e.kids) pending.push_back(std::move(k));
+  for (auto& b : e.bindings) pending.push_back(std::move(b.second));
+  if (e.body) pending.push_back(std::move(e.body));
 }
 
 }  // namespace
@@ -93,28 +133,24 @@ ExprPtr CoreExpr::letrec(std::vector<Binding> b, ExprPtr body, SrcPos p) {
   return e;
 }
 
-DatumPtr toDatum(const CoreExpr& e) {
-  auto keyword = [&](const char* s) { return Datum::symbol(s, e.pos); };
-  switch (e.kind) {
-    case CoreKind::Const:
-      return Datum::list({keyword("quote"), e.datum ? e.datum : Datum::nil(e.pos)}, e.pos);
-    case CoreKind::Ref:
-      return Datum::symbol(e.name, e.pos);
-    case CoreKind::If:
-      return formOverKids("if", e);
-    case CoreKind::Lambda:
-      return Datum::list({keyword("lambda"), formals(e), toDatum(*e.body)}, e.pos);
-    case CoreKind::App:
-      return formOverKids(nullptr, e);
-    case CoreKind::Begin:
-      return formOverKids("begin", e);
-    case CoreKind::Let:
-      return Datum::list({keyword("let"), bindingList(e), toDatum(*e.body)}, e.pos);
-    case CoreKind::Letrec:
-      return Datum::list({keyword("letrec*"), bindingList(e), toDatum(*e.body)}, e.pos);
+CoreExpr::~CoreExpr() {
+  if (kids.empty() && bindings.empty() && !body) return;
+  if (tlPendingFree) {
+    handOver(*this, *tlPendingFree);
+    return;
   }
-  return Datum::nil(e.pos);
+  std::vector<ExprPtr> pending;
+  tlPendingFree = &pending;
+  handOver(*this, pending);
+  while (!pending.empty()) {
+    ExprPtr e = std::move(pending.back());
+    pending.pop_back();
+    e.reset();  // when this was the last owner, its children join `pending`
+  }
+  tlPendingFree = nullptr;
 }
+
+DatumPtr toDatum(const CoreExpr& e) { return foldCore<DatumPtr>(e, nodeDatum); }
 
 std::string print(const CoreExpr& e) { return print(*toDatum(e)); }
 

@@ -36,6 +36,12 @@ struct CoreExpr {
   std::vector<Binding> bindings;  // Let, Letrec
   ExprPtr body;                   // Lambda, Let, Letrec
 
+  CoreExpr() = default;
+  CoreExpr(const CoreExpr&) = delete;
+  CoreExpr& operator=(const CoreExpr&) = delete;
+  // Frees a chain of any length without recursion (a long let* nests as deep as it is long).
+  ~CoreExpr();
+
   static ExprPtr constant(DatumPtr d, SrcPos p);
   static ExprPtr ref(std::string n, SrcPos p);
   static ExprPtr if_(ExprPtr c, ExprPtr t, ExprPtr e, SrcPos p);
@@ -47,7 +53,7 @@ struct CoreExpr {
   static ExprPtr letrec(std::vector<Binding> b, ExprPtr body, SrcPos p);
 };
 
-// Prints the core AST as an S-expression (for tests, `dmci expand`, and materialising).
+// Prints the core AST as an S-expression (for tests and `dmci expand`); neither recurses in C++.
 DatumPtr toDatum(const CoreExpr& e);
 std::string print(const CoreExpr& e);
 

@@ -112,16 +112,16 @@ bool Expander::isSplicedBegin(const Datum& d, int depth) const {
                      [&](const DatumPtr& x) { return isDefine(*x) || isSplicedBegin(*x, depth + 1); });
 }
 
-// Flattens spliced begins and binds each defined name as soon as it is seen.
-void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, Scope& scope) {
+// Flattens spliced begins and binds each defined name as soon as it is seen; `defined` holds the body's names so far.
+void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
+                           NameTable<bool>& defined, Scope& scope) {
   for (size_t i = from; i < forms.size(); ++i) {
     const Datum& f = *forms[i];
     if (isSplicedBegin(f)) {
-      collectBody(f.items, 1, out, scope);
+      collectBody(f.items, 1, out, defined, scope);
     } else if (isDefine(f)) {
       const std::string& name = defineName(f);
-      for (const auto& prev : out)
-        if (prev.name == name) fail(f, "define: '" + name + "' is defined twice in this body");
+      if (!defined.tryEmplace(name, true).second) fail(f, "define: '" + name + "' is defined twice in this body");
       out.push_back({forms[i], name});
       scope.add(name);
     } else {
@@ -140,7 +140,8 @@ ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const 
   if (from >= forms.size()) fail(where, what + ": body is empty");
   Scope scope(*this);
   std::vector<BodyForm> parts;
-  collectBody(forms, from, parts, scope);
+  NameTable<bool> defined;  // keyed by the names in the body's datums
+  collectBody(forms, from, parts, defined, scope);
   if (parts.empty()) fail(where, what + ": body is empty");
   if (!parts.back().name.empty())
     fail(*parts.back().form,

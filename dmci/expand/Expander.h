@@ -1,11 +1,14 @@
 // The Expander class behind expandProgram and expandExpr; internal to the expander, included only by expand/*.cpp.
 #pragma once
+#include <deque>
 #include <map>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
 #include "expand/Expand.h"
+#include "syntax/NameTable.h"
 
 namespace dmci {
 
@@ -54,20 +57,16 @@ class Expander {
    public:
     explicit Scope(Expander& x) : x_(x) {}
     ~Scope() {
-      for (const auto& n : added_)
-        if (--x_.bound_[n] == 0) x_.bound_.erase(n);
+      for (std::string_view n : added_) --*x_.bound_.find(n);  // a count of 0 stays: rebinding allocates nothing
     }
-    void add(const std::string& n) {
-      ++x_.bound_[n];
-      added_.push_back(n);
-    }
+    void add(const std::string& n) { added_.push_back(x_.bind(n)); }
     void add(const std::vector<std::string>& ns) {
       for (const auto& n : ns) add(n);
     }
 
    private:
     Expander& x_;
-    std::vector<std::string> added_;
+    std::vector<std::string_view> added_;  // keys of x_.bound_
   };
 
   // Counts nesting so that no input exhausts the C++ stack.
@@ -83,7 +82,20 @@ class Expander {
     Expander& x_;
   };
 
-  bool isBound(const std::string& n) const { return bound_.count(n) != 0; }
+  bool isBound(std::string_view n) const {
+    const int* count = bound_.find(n);
+    return count && *count > 0;
+  }
+  // Counts one more scope binding n; returns the table's own copy of the name.
+  std::string_view bind(const std::string& n) {
+    if (auto [key, count] = bound_.entry(n); count) {
+      ++*count;
+      return key;
+    }
+    boundNames_.push_back(n);
+    bound_.tryEmplace(boundNames_.back(), 1);
+    return boundNames_.back();
+  }
   bool isKeyword(const Datum& d, const char* kw) const { return d.isSymbol(kw) && !isBound(kw); }
   // A temporary name; %-names cannot clash with user names, and with allowInternal
   // a name already bound here is skipped.
@@ -105,7 +117,8 @@ class Expander {
   // Bodies and definitions.
   bool isDefine(const Datum& d) const;
   bool isSplicedBegin(const Datum& d, int depth = 0) const;
-  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, Scope& scope);
+  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
+                   NameTable<bool>& defined, Scope& scope);
   ExprPtr body(const DatumPtr& where, size_t from, const std::string& what);
   ExprPtr bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where, const std::string& what);
   ExprPtr letrecBody(const std::vector<BodyForm>& forms, size_t lastDefine, const Datum& where);
@@ -147,7 +160,8 @@ class Expander {
   ExprPtr quasiList(const DatumPtr& t, int level);
 
   ExpandOptions opts_;
-  std::unordered_map<std::string, int> bound_;
+  NameTable<int> bound_;                // how many enclosing scopes bind each name (0: none now)
+  std::deque<std::string> boundNames_;  // the text of bound_'s keys, one copy of each name ever bound
   std::map<std::string, int> counters_;
   int depth_ = 0;
 };

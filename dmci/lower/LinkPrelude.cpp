@@ -2,6 +2,7 @@
 #include "lower/LinkPrelude.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 #include <mutex>
 
@@ -43,17 +44,18 @@ ExprPtr preludeLambda(const std::string& name) {
 }  // namespace
 
 ExprPtr linkPrelude(const ExprPtr& program, const std::vector<std::string>& params) {
-  std::vector<std::string> from, to, needed, work;
-  for (const auto& n : freeVars(*program)) {
-    if (std::find(params.begin(), params.end(), n) != params.end()) continue;
+  std::vector<std::string> needed, work;
+  std::deque<std::string> internal;  // "%map" for a free "map"
+  // One walk over the program finds the library procedures it uses and renames its free references to them.
+  ExprPtr body = renameFree(program, [&](const std::string& n) -> const std::string* {
+    if (std::find(params.begin(), params.end(), n) != params.end()) return nullptr;
     std::string p = preludeName(n);
-    if (p.empty()) continue;
-    if (n[0] != '%') {
-      from.push_back(n);
-      to.push_back("%" + p);
-    }
+    if (p.empty()) return nullptr;
     work.push_back(p);
-  }
+    if (n[0] == '%') return nullptr;
+    internal.push_back("%" + p);
+    return &internal.back();
+  });
   while (!work.empty()) {
     std::string p = work.back();
     work.pop_back();
@@ -68,7 +70,6 @@ ExprPtr linkPrelude(const ExprPtr& program, const std::vector<std::string>& para
   std::sort(needed.begin(), needed.end());
   std::vector<Binding> defs;
   for (const auto& p : needed) defs.emplace_back("%" + p, preludeLambda(p));
-  ExprPtr body = from.empty() ? program : renameFree(program, from, to);
   return CoreExpr::letrec(std::move(defs), body, program->pos);
 }
 

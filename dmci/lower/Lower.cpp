@@ -2,11 +2,14 @@
 #include "lower/Lower.h"
 
 #include <algorithm>
-#include <unordered_map>
+#include <cstdint>
+#include <string_view>
 #include <unordered_set>
+#include <utility>
 
 #include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
+#include "syntax/NameTable.h"
 
 namespace dmci {
 namespace {
@@ -18,18 +21,56 @@ struct Loc {
   bool boxed = false;  // the location holds a write-once box
 };
 
-struct Scope {
-  std::string name;
-  Loc loc;
+// Lexical bindings of one block, innermost last, indexed by name so a lookup does not scan them all.
+// Names are views into the core AST being lowered.
+class LexicalScope {
+ public:
+  size_t size() const { return entries_.size(); }
+  void push(std::string_view name, Loc loc) {
+    size_t* latest = latest_.tryEmplace(name, kNone).first;
+    entries_.push_back({name, loc, *latest});
+    *latest = entries_.size() - 1;
+  }
+  void popTo(size_t mark) {
+    for (; entries_.size() > mark; entries_.pop_back()) *latest_.find(entries_.back().name) = entries_.back().shadowed;
+  }
+  const Loc* find(std::string_view name) const {
+    const size_t* latest = latest_.find(name);
+    return !latest || *latest == kNone ? nullptr : &entries_[*latest].loc;
+  }
+
+ private:
+  static constexpr size_t kNone = SIZE_MAX;
+  struct Entry {
+    std::string_view name;
+    Loc loc;
+    size_t shadowed;  // the entry of the same name this one hides, or kNone
+  };
+  std::vector<Entry> entries_;
+  NameTable<size_t> latest_;  // each name's innermost entry; kNone once its scope has ended
+};
+
+using SiblingBlocks = NameTable<int>;  // letrec group members -> their blocks
+
+struct BlockCtx;
+
+// The environment record a closure carries: the captured names in cell order, and which cells hold boxes.
+// The lambdas of a letrec group share one.
+struct EnvLayout {
+  std::vector<std::string> names;
+  std::vector<bool> boxed;
+  NameTable<int> cell;  // keyed by `names`
+  EnvLayout(std::vector<std::string> captured, const BlockCtx& outer);
+  EnvLayout(const EnvLayout&) = delete;
+  EnvLayout& operator=(const EnvLayout&) = delete;
 };
 
 // The state of one code block being emitted.
 struct BlockCtx {
   int block = 0;
-  std::vector<Scope> scope;          // lexical bindings, innermost last
-  std::vector<std::string> envNames;  // environment record layout
-  std::vector<bool> envBoxed;
-  std::unordered_map<std::string, int> siblings;  // letrec group members -> block
+  LexicalScope scope;
+  const EnvLayout* env = nullptr;           // null in the entry block
+  const SiblingBlocks* siblings = nullptr;  // null outside a letrec group's lambdas
   int next = 0;
   int max = 0;
 
@@ -39,15 +80,24 @@ struct BlockCtx {
     return s;
   }
   Loc lookup(const std::string& n) const {
-    for (size_t k = scope.size(); k-- > 0;)
-      if (scope[k].name == n) return scope[k].loc;
-    auto it = siblings.find(n);
-    if (it != siblings.end()) return {Loc::Sibling, it->second, false};
-    for (size_t k = 0; k < envNames.size(); ++k)
-      if (envNames[k] == n) return {Loc::Env, static_cast<int>(k), envBoxed[k]};
+    if (const Loc* l = scope.find(n)) return *l;
+    if (const int* block = siblings ? siblings->find(n) : nullptr) return {Loc::Sibling, *block, false};
+    if (const int* cell = env ? env->cell.find(n) : nullptr) return {Loc::Env, *cell, env->boxed[*cell]};
     return {};
   }
 };
+
+EnvLayout::EnvLayout(std::vector<std::string> captured, const BlockCtx& outer)
+    : names(std::move(captured)), cell(names.size()) {
+  for (size_t k = 0; k < names.size(); ++k) {
+    boxed.push_back(outer.lookup(names[k]).boxed);
+    cell.tryEmplace(names[k], static_cast<int>(k));
+  }
+}
+
+// Lowering recurses once per nesting level that is not a chain (see Lowering::expr), about 400 bytes of C++
+// stack a level: the limit keeps it to half of a default 8 MiB stack, and past it the error is clean.
+constexpr int kMaxLowerDepth = 10000;
 
 class Lowering {
  public:
@@ -66,6 +116,7 @@ class Lowering {
  private:
   const LowerOptions& opts_;
   ComputeGraph g_;
+  int depth_ = 0;  // nested expr() calls
 
   int newBlock(const std::string& name, SrcPos pos) {
     CodeBlock b;
@@ -96,25 +147,64 @@ class Lowering {
   bool isGlobal(const BlockCtx& ctx, const std::string& n) const { return ctx.lookup(n).kind == Loc::Global; }
 
   // --- expressions ---
-  void expr(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
+
+  // Emits e into dst (returning from the block when `tail`). A chain, where the rest of the code is one
+  // child in tail position of its parent (a let or letrec body, the else arm of an if, the last expression
+  // of a begin), is followed in this loop rather than by recursion: a let* of 100,000 bindings or a cond
+  // of 100,000 clauses needs no C++ stack. Each arm of the chain's ifs jumps to its end.
+  void expr(const CoreExpr& root, BlockCtx& ctx, int dst, bool tail) {
+    if (depth_ >= kMaxLowerDepth)
+      throw DmciError(
+          ErrorKind::Form,
+          "expression nested too deeply to compile (more than " + std::to_string(kMaxLowerDepth) + " levels)",
+          root.pos);
+    ++depth_;
+    size_t scopeMark = ctx.scope.size();
+    int mark = ctx.next;
+    std::vector<int> exits;
+    const CoreExpr* e = &root;
+    for (;;) {
+      if (e->kind == CoreKind::If)
+        e = ifArm(*e, ctx, dst, tail, exits);
+      else if (e->kind == CoreKind::Begin)
+        e = sequenceHead(*e, ctx);
+      else if (e->kind == CoreKind::Let)
+        e = bindLet(*e, ctx);
+      else if (e->kind == CoreKind::Letrec)
+        e = bindLetrec(*e, ctx);
+      else
+        break;
+    }
+    leaf(*e, ctx, dst, tail);
+    for (int pc : exits) at(ctx, pc).a = here(ctx);
+    ctx.scope.popTo(scopeMark);
+    ctx.next = mark;
+    --depth_;
+  }
+
+  // A form that ends a chain.
+  void leaf(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
     switch (e.kind) {
       case CoreKind::Const:
         emit(ctx, {Op::Const, dst, constant(e.datum)}, e.pos);
         return ret(ctx, dst, tail, e.pos);
-      case CoreKind::Ref: ref(e.name, e.pos, ctx, dst); return ret(ctx, dst, tail, e.pos);
-      case CoreKind::If: return ifExpr(e, ctx, dst, tail);
+      case CoreKind::Ref:
+        ref(e.name, e.pos, ctx, dst);
+        return ret(ctx, dst, tail, e.pos);
       case CoreKind::Lambda: lambda(e, ctx, dst); return ret(ctx, dst, tail, e.pos);
       case CoreKind::App: return app(e, ctx, dst, tail);
-      case CoreKind::Begin: {
-        int mark = ctx.next;
-        int scratch = ctx.alloc();
-        for (size_t k = 0; k + 1 < e.kids.size(); ++k) expr(*e.kids[k], ctx, scratch, false);
-        ctx.next = mark;
-        return expr(*e.kids.back(), ctx, dst, tail);
-      }
-      case CoreKind::Let: return let(e, ctx, dst, tail);
-      case CoreKind::Letrec: return letrec(e, ctx, dst, tail);
+      default:
+        throw DmciError(ErrorKind::Graph, "lowering: a chain form reached leaf()", e.pos);
     }
+  }
+
+  // All but the last expression of a begin, into a scratch slot; returns the last.
+  const CoreExpr* sequenceHead(const CoreExpr& e, BlockCtx& ctx) {
+    int mark = ctx.next;
+    int scratch = ctx.alloc();
+    for (size_t k = 0; k + 1 < e.kids.size(); ++k) expr(*e.kids[k], ctx, scratch, false);
+    ctx.next = mark;
+    return e.kids.back().get();
   }
 
   void ref(const std::string& n, SrcPos pos, BlockCtx& ctx, int dst) {
@@ -139,21 +229,21 @@ class Lowering {
     emit(ctx, {Op::Unbound, dst, constant(Datum::symbol(n))}, pos);
   }
 
-  void ifExpr(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
+  // The test and then arm of an if; a jump past the rest goes in `exits` (unless in tail position). Returns
+  // the else arm, which the caller emits next.
+  const CoreExpr* ifArm(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail, std::vector<int>& exits) {
     int mark = ctx.next;
     int test = operand(*e.kids[0], ctx);
     ctx.next = mark;
     int jf = here(ctx);
     emit(ctx, {Op::JumpIfFalse, 0, test, 0}, e.pos);
     expr(*e.kids[1], ctx, dst, tail);
-    int jend = -1;
     if (!tail) {
-      jend = here(ctx);
+      exits.push_back(here(ctx));
       emit(ctx, {Op::Jump, 0, 0}, e.pos);
     }
     at(ctx, jf).b = here(ctx);
-    expr(*e.kids[2], ctx, dst, tail);
-    if (jend >= 0) at(ctx, jend).a = here(ctx);
+    return e.kids[2].get();
   }
 
   // Evaluates exprs into consecutive fresh slots; returns the first.
@@ -209,42 +299,37 @@ class Lowering {
     ctx.next = mark;
   }
 
-  void let(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
-    size_t scopeMark = ctx.scope.size();
-    int mark = ctx.next;
+  // A let's inits into fresh slots, then its names in scope; returns the body. The caller frees both.
+  const CoreExpr* bindLet(const CoreExpr& e, BlockCtx& ctx) {
     std::vector<int> slots;
     for (size_t k = 0; k < e.bindings.size(); ++k) slots.push_back(ctx.alloc());
     for (size_t k = 0; k < e.bindings.size(); ++k) expr(*e.bindings[k].second, ctx, slots[k], false);
-    for (size_t k = 0; k < e.bindings.size(); ++k) ctx.scope.push_back({e.bindings[k].first, {Loc::Slot, slots[k], false}});
-    expr(*e.body, ctx, dst, tail);
-    ctx.scope.resize(scopeMark);
-    ctx.next = mark;
+    for (size_t k = 0; k < e.bindings.size(); ++k) ctx.scope.push(e.bindings[k].first, {Loc::Slot, slots[k], false});
+    return e.body.get();
   }
 
   // --- closures ---
 
-  // The names a lambda captures: its free variables that are lexical here.
-  std::vector<std::string> captures(const CoreExpr& lam, const BlockCtx& ctx,
-                                    const std::unordered_set<std::string>& exclude) {
+  // The names a lambda captures: those of its free variables that are lexical here and not in `exclude`.
+  std::vector<std::string> captures(const std::vector<std::string>& free, const BlockCtx& ctx,
+                                    const SiblingBlocks* exclude) {
     std::vector<std::string> out;
-    for (const auto& n : freeVars(lam))
-      if (!exclude.count(n) && !isGlobal(ctx, n)) out.push_back(n);
+    for (const auto& n : free)
+      if (!(exclude && exclude->find(n)) && !isGlobal(ctx, n)) out.push_back(n);
     return out;
   }
 
   // Compiles a lambda's body as a new block with the given environment layout.
-  int lambdaBlock(const CoreExpr& lam, const BlockCtx& outer, const std::vector<std::string>& env,
-                  const std::unordered_map<std::string, int>& siblings, int block) {
+  int lambdaBlock(const CoreExpr& lam, const EnvLayout& env, const SiblingBlocks* siblings, int block) {
     BlockCtx ctx;
     ctx.block = block;
-    ctx.envNames = env;
-    for (const auto& n : env) ctx.envBoxed.push_back(outer.lookup(n).boxed);
+    ctx.env = &env;
     ctx.siblings = siblings;
-    for (const auto& p : lam.params) ctx.scope.push_back({p, {Loc::Slot, ctx.alloc(), false}});
+    for (const auto& p : lam.params) ctx.scope.push(p, {Loc::Slot, ctx.alloc(), false});
     auto& b = g_.blocks[block];
     b.variadic = lam.variadic;
     b.nparams = static_cast<int>(lam.params.size()) - (lam.variadic ? 1 : 0);
-    b.nfree = static_cast<int>(env.size());
+    b.nfree = static_cast<int>(env.names.size());
     expr(*lam.body, ctx, ctx.alloc(), true);
     g_.blocks[block].nslots = ctx.max;
     return block;
@@ -265,26 +350,53 @@ class Lowering {
   }
 
   void lambda(const CoreExpr& e, BlockCtx& ctx, int dst) {
-    auto env = captures(e, ctx, {});
+    EnvLayout env(captures(freeVars(e), ctx, nullptr), ctx);
     int block = newBlock(e.name, e.pos);
-    lambdaBlock(e, ctx, env, {}, block);
+    lambdaBlock(e, env, nullptr, block);
     int mark = ctx.next;
-    int first = captureSlots(env, ctx, e.pos);
-    emit(ctx, {Op::Closure, dst, block, first, static_cast<int>(env.size())}, e.pos);
+    int first = captureSlots(env.names, ctx, e.pos);
+    emit(ctx, {Op::Closure, dst, block, first, static_cast<int>(env.names.size())}, e.pos);
     ctx.next = mark;
   }
 
   // --- letrec* ---
 
-  // Variables read (possibly inside a lambda created) before their binding is initialised.
-  std::vector<bool> needsBox(const CoreExpr& e, const std::vector<int>& group) {
+  // What bindLetrec works out for each binding of a letrec*, by index.
+  struct LetrecBindings {
+    std::vector<int> group;  // consecutive lambdas form a group sharing one environment record; -1: not a lambda
+    std::vector<std::vector<std::string>> free;  // the init's free variables (walked for once)
+    std::vector<bool> boxed;                     // read, perhaps by a closure, before it is initialised
+    std::vector<int> slot;
+  };
+
+  static std::vector<int> lambdaGroups(const CoreExpr& e) {
     size_t n = e.bindings.size();
+    std::vector<int> group(n, -1);
+    int groups = 0;
+    for (size_t i = 0; i < n; ++i) {
+      if (e.bindings[i].second->kind != CoreKind::Lambda) continue;
+      group[i] = (i > 0 && group[i - 1] >= 0) ? group[i - 1] : groups++;
+    }
+    return group;
+  }
+
+  // Variables read (possibly inside a lambda created) before their binding is initialised.
+  static std::vector<bool> needsBox(const CoreExpr& e, const LetrecBindings& b) {
+    size_t n = e.bindings.size();
+    // The bindings of each name: first[name], then later[j] after j (n: none), in order.
+    NameTable<size_t> first(n);
+    std::vector<size_t> later(n, n);
+    for (size_t j = n; j-- > 0;) {
+      auto [at, fresh] = first.tryEmplace(e.bindings[j].first, j);
+      if (!fresh) later[j] = std::exchange(*at, j);
+    }
     std::vector<bool> boxed(n, false);
     for (size_t i = 0; i < n; ++i) {
-      for (const auto& v : freeVars(*e.bindings[i].second)) {
-        for (size_t j = i; j < n; ++j) {
-          if (e.bindings[j].first != v) continue;
-          if (group[i] >= 0 && group[i] == group[j]) continue;  // a sibling in the same group
+      for (const auto& v : b.free[i]) {
+        const size_t* at = first.find(v);
+        for (size_t j = at ? *at : n; j < n; j = later[j]) {
+          if (j < i) continue;                                        // initialised before i runs
+          if (b.group[i] >= 0 && b.group[i] == b.group[j]) continue;  // a sibling in the same group
           boxed[j] = true;
         }
       }
@@ -292,37 +404,30 @@ class Lowering {
     return boxed;
   }
 
-  void letrec(const CoreExpr& e, BlockCtx& ctx, int dst, bool tail) {
+  // A letrec*'s names in scope (boxed where read early), then its inits; returns the body. The caller
+  // frees both.
+  const CoreExpr* bindLetrec(const CoreExpr& e, BlockCtx& ctx) {
     size_t n = e.bindings.size();
-    // Consecutive lambdas form a group sharing one environment record.
-    std::vector<int> group(n, -1);
-    int groups = 0;
+    LetrecBindings b;
+    b.group = lambdaGroups(e);
+    for (const auto& [name, init] : e.bindings) b.free.push_back(freeVars(*init));
+    b.boxed = needsBox(e, b);
     for (size_t i = 0; i < n; ++i) {
-      if (e.bindings[i].second->kind != CoreKind::Lambda) continue;
-      group[i] = (i > 0 && group[i - 1] >= 0) ? group[i - 1] : groups++;
-    }
-    auto boxed = needsBox(e, group);
-    size_t scopeMark = ctx.scope.size();
-    int mark = ctx.next;
-    std::vector<int> slot(n);
-    for (size_t i = 0; i < n; ++i) {
-      slot[i] = ctx.alloc();
-      ctx.scope.push_back({e.bindings[i].first, {Loc::Slot, slot[i], static_cast<bool>(boxed[i])}});
-      if (boxed[i]) emit(ctx, {Op::BoxNew, slot[i]}, e.bindings[i].second->pos);
+      b.slot.push_back(ctx.alloc());
+      ctx.scope.push(e.bindings[i].first, {Loc::Slot, b.slot[i], static_cast<bool>(b.boxed[i])});
+      if (b.boxed[i]) emit(ctx, {Op::BoxNew, b.slot[i]}, e.bindings[i].second->pos);
     }
     for (size_t i = 0; i < n;) {
       size_t end = i + 1;
-      if (group[i] >= 0)
-        while (end < n && group[end] == group[i]) ++end;
-      if (group[i] >= 0)
-        lambdaGroup(e, i, end, slot, boxed, ctx);
+      if (b.group[i] >= 0)
+        while (end < n && b.group[end] == b.group[i]) ++end;
+      if (b.group[i] >= 0)
+        lambdaGroup(e, i, end, b, ctx);
       else
-        initInto(*e.bindings[i].second, slot[i], boxed[i], ctx);
+        initInto(*e.bindings[i].second, b.slot[i], b.boxed[i], ctx);
       i = end;
     }
-    expr(*e.body, ctx, dst, tail);
-    ctx.scope.resize(scopeMark);
-    ctx.next = mark;
+    return e.body.get();
   }
 
   void initInto(const CoreExpr& init, int slot, bool boxed, BlockCtx& ctx) {
@@ -334,34 +439,32 @@ class Lowering {
     ctx.next = mark;
   }
 
-  void lambdaGroup(const CoreExpr& e, size_t from, size_t to, const std::vector<int>& slot,
-                   const std::vector<bool>& boxed, BlockCtx& ctx) {
-    std::unordered_set<std::string> members;
-    std::unordered_map<std::string, int> siblings;
+  // The lambdas bindings[from, to) as sibling blocks over one shared environment record.
+  void lambdaGroup(const CoreExpr& e, size_t from, size_t to, const LetrecBindings& b, BlockCtx& ctx) {
+    SiblingBlocks siblings(to - from);
     for (size_t i = from; i < to; ++i) {
-      members.insert(e.bindings[i].first);
-      siblings[e.bindings[i].first] = newBlock(e.bindings[i].second->name.empty() ? e.bindings[i].first
-                                                                                   : e.bindings[i].second->name,
-                                               e.bindings[i].second->pos);
+      const CoreExpr& lam = *e.bindings[i].second;
+      siblings[e.bindings[i].first] = newBlock(lam.name.empty() ? e.bindings[i].first : lam.name, lam.pos);
     }
-    std::vector<std::string> env;
+    std::vector<std::string> names;
+    std::unordered_set<std::string> seen;
     for (size_t i = from; i < to; ++i)
-      for (const auto& n : captures(*e.bindings[i].second, ctx, members))
-        if (std::find(env.begin(), env.end(), n) == env.end()) env.push_back(n);
+      for (auto& n : captures(b.free[i], ctx, &siblings))
+        if (seen.insert(n).second) names.push_back(std::move(n));
+    EnvLayout env(std::move(names), ctx);
     for (size_t i = from; i < to; ++i)
-      lambdaBlock(*e.bindings[i].second, ctx, env, siblings, siblings[e.bindings[i].first]);
+      lambdaBlock(*e.bindings[i].second, env, &siblings, *siblings.find(e.bindings[i].first));
     int mark = ctx.next;
-    int first = captureSlots(env, ctx, e.bindings[from].second->pos);
+    int first = captureSlots(env.names, ctx, e.bindings[from].second->pos);
     int firstClosure = ctx.alloc();
     for (size_t i = from; i < to; ++i) {
       SrcPos pos = e.bindings[i].second->pos;
-      int target = boxed[i] ? ctx.alloc() : slot[i];
-      int block = siblings[e.bindings[i].first];
-      if (i == from)
-        emit(ctx, {Op::Closure, firstClosure, block, first, static_cast<int>(env.size())}, pos);
+      int target = b.boxed[i] ? ctx.alloc() : b.slot[i];
+      int block = *siblings.find(e.bindings[i].first);
+      if (i == from) emit(ctx, {Op::Closure, firstClosure, block, first, static_cast<int>(env.names.size())}, pos);
       if (i == from) emit(ctx, {Op::Move, target, firstClosure}, pos);
       else emit(ctx, {Op::Closure, target, block, firstClosure, -1}, pos);  // c = -1: share the record
-      if (boxed[i]) emit(ctx, {Op::BoxSet, 0, slot[i], target}, pos);
+      if (b.boxed[i]) emit(ctx, {Op::BoxSet, 0, b.slot[i], target}, pos);
     }
     ctx.next = mark;
   }

@@ -92,7 +92,8 @@ void printChar(std::string& out, uint32_t c) {
   }
 }
 
-void printTo(std::string& out, const Datum& d) {
+// Everything but a list.
+void printAtom(std::string& out, const Datum& d) {
   switch (d.kind) {
     case DatumKind::Nil:
       out += "()";
@@ -121,18 +122,49 @@ void printTo(std::string& out, const Datum& d) {
       out += '"';
       return;
     case DatumKind::List:
-      out += '(';
-      for (size_t i = 0; i < d.items.size(); ++i) {
-        if (i) out += ' ';
-        printTo(out, *d.items[i]);
-      }
-      if (d.tail) {
-        out += " . ";
-        printTo(out, *d.tail);
-      }
-      out += ')';
       return;
   }
+}
+
+// Lists with an explicit stack of the open ones, so nesting depth costs heap, not C++ stack.
+void printTo(std::string& out, const Datum& root) {
+  struct Open {
+    const Datum* list;
+    size_t next;  // items printed so far; items.size() + 1 once the tail is
+  };
+  std::vector<Open> open;
+  for (const Datum* d = &root; d;) {
+    if (d->kind == DatumKind::List) {
+      out += '(';
+      open.push_back({d, 0});
+    } else {
+      printAtom(out, *d);
+    }
+    d = nullptr;
+    while (!d && !open.empty()) {
+      Open& o = open.back();
+      size_t n = o.list->items.size();
+      if (o.next < n) {
+        if (o.next > 0) out += ' ';
+        d = o.list->items[o.next++].get();
+      } else if (o.next == n && o.list->tail) {
+        out += " . ";
+        ++o.next;
+        d = o.list->tail.get();
+      } else {
+        out += ')';
+        open.pop_back();
+      }
+    }
+  }
+}
+
+// Children of a datum being freed; an outer destructor on this thread frees them one at a time.
+thread_local std::vector<DatumPtr>* tlPendingFree = nullptr;
+
+void handOver(Datum& d, std::vector<DatumPtr>& pending) {
+  for (auto& k : d.items) pending.push_back(std::move(k));
+  if (d.tail) pending.push_back(std::move(d.tail));
 }
 
 }  // namespace
@@ -153,6 +185,23 @@ void appendUtf8(std::string& out, uint32_t c) {
     out += char(0x80 | ((c >> 6) & 0x3F));
     out += char(0x80 | (c & 0x3F));
   }
+}
+
+Datum::~Datum() {
+  if (items.empty() && !tail) return;
+  if (tlPendingFree) {
+    handOver(*this, *tlPendingFree);
+    return;
+  }
+  std::vector<DatumPtr> pending;
+  tlPendingFree = &pending;
+  handOver(*this, pending);
+  while (!pending.empty()) {
+    DatumPtr d = std::move(pending.back());
+    pending.pop_back();
+    d.reset();  // when this was the last owner, its items join `pending`
+  }
+  tlPendingFree = nullptr;
 }
 
 DatumPtr Datum::nil(SrcPos p) { return make(DatumKind::Nil, p); }

@@ -26,6 +26,12 @@ struct Datum {
   DatumPtr tail;              // List: nullptr for a proper list, else the dotted tail (never Nil)
   SrcPos pos;
 
+  Datum() = default;
+  Datum(const Datum&) = delete;
+  Datum& operator=(const Datum&) = delete;
+  // Frees nesting of any depth without recursion (a printed long let* nests as deep as it is long).
+  ~Datum();
+
   static DatumPtr nil(SrcPos p = {});
   static DatumPtr boolean_(bool b, SrcPos p = {});
   static DatumPtr num(double v, SrcPos p = {});
@@ -41,7 +47,7 @@ struct Datum {
   const std::string& head() const;
 };
 
-// Prints a datum so that reading it back gives an equal datum (positions aside).
+// Prints a datum so that reading it back gives an equal datum (positions aside); any depth, no recursion.
 std::string print(const Datum& d);
 inline std::string print(const DatumPtr& d) { return print(*d); }
 // Structural equality, ignoring positions; numbers compare bitwise-equal (NaN == NaN).

@@ -1,0 +1,75 @@
+// Compile time of long programs on the direct route: read, expand, link the prelude and lower (PERF.md).
+//
+//   BM_Compile/<forms>           a program of <forms> top-level defines (tests/support/LongProgram.h)
+//   BM_CompileLetStar/<bindings> one let* of <bindings> bindings
+// Each iteration compiles the text from scratch and frees what it built. Counters: time_per_form
+// (or time_per_binding), which stays flat when every pass is linear in the program, and forms_per_s.
+// bench/gen_long_program.py writes the same programs for timing `dmci run` as a whole process.
+#include <benchmark/benchmark.h>
+
+#include <string>
+
+#include "expand/Expand.h"
+#include "lower/FreeVars.h"
+#include "lower/LinkPrelude.h"
+#include "lower/Lower.h"
+#include "prims/PrimTable.h"
+#include "syntax/Reader.h"
+#include "tests/support/LongProgram.h"
+
+namespace {
+using namespace dmci;
+
+// text -> ComputeGraph as Program::fromText then Program::compile do it, with the program's free variables
+// as parameters; returns the instruction count, or an error for SkipWithError.
+Result<size_t> compileText(const std::string& text) {
+  Result<ExprPtr> core = ExprPtr{};
+  {  // the datums are freed once expanded, as Program::fromText frees them
+    auto forms = readAll(text, "long.scm");
+    if (!forms) return forms.error();
+    core = expandProgram(*forms, ExpandOptions{false, "long.scm"});
+    if (!core) return core.error();
+  }
+  std::vector<std::string> params;  // the free variables that are not primitives (Program::freeParameters)
+  for (auto& n : freeVars(**core))
+    if (primId(n) < 0) params.push_back(std::move(n));
+  auto linked = catchErrors([&] { return linkPrelude(*core, params); });
+  if (!linked) return linked.error();
+  auto graph = lower(*linked, LowerOptions{params});
+  if (!graph) return graph.error();
+  size_t instrs = 0;
+  for (const auto& b : graph->blocks) instrs += b.code.size();
+  return instrs;
+}
+
+void runCompile(benchmark::State& state, const std::string& text, const char* perName) {
+  size_t instrs = 0;
+  for (auto _ : state) {
+    auto r = compileText(text);
+    if (!r) {
+      state.SkipWithError(r.error().str().c_str());
+      return;
+    }
+    instrs = *r;
+  }
+  double n = static_cast<double>(state.range(0));
+  state.counters[perName] =
+      benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate | benchmark::Counter::kInvert);
+  state.counters["forms_per_s"] = benchmark::Counter(n, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["instrs"] = static_cast<double>(instrs);
+}
+
+void BM_Compile(benchmark::State& state) {
+  runCompile(state, test::longDefines(static_cast<int>(state.range(0))), "time_per_form");
+}
+
+void BM_CompileLetStar(benchmark::State& state) {
+  runCompile(state, test::longLetStar(static_cast<int>(state.range(0))), "time_per_binding");
+}
+
+BENCHMARK(BM_Compile)->Arg(1000)->Arg(3000)->Arg(10000)->Arg(30000)->Arg(100000)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CompileLetStar)->Arg(1000)->Arg(3000)->Arg(10000)->Arg(30000)->Arg(100000)->Unit(benchmark::kMillisecond);
+
+}  // namespace
+
+BENCHMARK_MAIN();
