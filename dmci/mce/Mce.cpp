@@ -12,7 +12,13 @@ namespace {
 
 DatumPtr sym(const char* s, SrcPos p) { return Datum::symbol(s, p); }
 
+// Deeper programs are refused with an error, not a stack overflow: the dmci route builds the program as data
+// by recursion (and mce.scm analyses it by recursion on its heap), so a 100,000-binding let* is for the direct
+// route, which follows such chains in a loop.
+constexpr int kMaxDataDepth = 10000;
+
 struct DataBuilder {
+  int depth = 0;
   DatumPtr names(const std::vector<Binding>& bs, SrcPos p) {
     std::vector<DatumPtr> out;
     for (const auto& b : bs) out.push_back(Datum::symbol(b.first, p));
@@ -25,6 +31,17 @@ struct DataBuilder {
   }
   // `bindingName` names a lambda bound by letrec*, as the lowering names its block.
   DatumPtr build(const CoreExpr& e, const std::string& bindingName = "") {
+    if (depth >= kMaxDataDepth)
+      throw DmciError(ErrorKind::Form,
+                      "program nested too deeply for the dmci route (more than " + std::to_string(kMaxDataDepth) +
+                          " levels; the direct route takes it)",
+                      e.pos);
+    ++depth;
+    DatumPtr out = buildNode(e, bindingName);
+    --depth;
+    return out;
+  }
+  DatumPtr buildNode(const CoreExpr& e, const std::string& bindingName) {
     SrcPos p = e.pos;
     switch (e.kind) {
       case CoreKind::Const:

@@ -64,6 +64,14 @@ TEST(LongPrograms, AnAndNestedPastTheLoweringLimitIsAFormErrorNotACrash) {
   EXPECT_NE(e.message.find("nested too deeply"), std::string::npos) << e.str();
 }
 
+// The dmci route builds the program as data by recursion: past 10,000 levels it is a clean error, not a crash.
+TEST(LongPrograms, AHundredThousandBindingLetStarIsAFormErrorOnTheDmciRouteNotACrash) {
+  Error e = evalErr(test::longLetStar(100000), Route::Dmci);
+  EXPECT_EQ(e.kind, ErrorKind::Form) << e.str();
+  EXPECT_NE(e.message.find("nested too deeply for the dmci route"), std::string::npos) << e.str();
+  EXPECT_EQ(evalOk(test::longLetStar(2000), Route::Dmci).value, 2000);
+}
+
 TEST(LongPrograms, AnAndOfFiveThousandTestsCompiles) {
   EXPECT_EQ(evalOk(ladder("and", ">", 5000) + "(if (f 1e9) 1 0)", Route::Direct).value, 1);
 }
