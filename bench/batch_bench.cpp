@@ -39,7 +39,9 @@ struct Case {
   double (*value)(size_t k, int64_t l, int64_t b);
 };
 
-double sameControl(size_t k, int64_t l, int64_t b) { return k == 0 ? 1.5 : 0.5 + static_cast<double>(l) / static_cast<double>(b); }
+double sameControl(size_t k, int64_t l, int64_t b) {
+  return k == 0 ? 1.5 : 0.5 + static_cast<double>(l) / static_cast<double>(b);
+}
 double divergent(size_t k, int64_t l, int64_t b) {
   return k == 0 ? static_cast<double>(l % 8) : 0.9 + 0.2 * static_cast<double>(l) / static_cast<double>(b);
 }
@@ -47,11 +49,14 @@ double divergent(size_t k, int64_t l, int64_t b) {
 const std::vector<Case>& cases() {
   static const std::vector<Case> c = {
       {"alpha_x2", "(* alpha (* x x))", {"alpha", "x"}, sameControl},
-      {"poly3", "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
-       {"alpha", "x"}, sameControl},
+      {"poly3",
+       "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
+       {"alpha", "x"},
+       sameControl},
       {"divergent",
        "(define (f n acc) (if (< n 0.5) acc (f (- n 1) (* acc x))))\n(if (< x 1) (f n 1) (- (f n 2) x))",
-       {"n", "x"}, divergent},
+       {"n", "x"},
+       divergent},
   };
   return c;
 }
@@ -111,7 +116,8 @@ void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
   }
   double perEval = seconds / static_cast<double>(state.iterations()) / static_cast<double>(b);
   if (b == 1) baseline()[key(c, s)] = perEval;
-  state.counters["evals_per_s"] = benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
   if (baseline().count(key(c, s))) state.counters["speedup"] = baseline()[key(c, s)] / perEval;
   for (const char* count : {"groups", "splits", "syncs", "torch_ops"}) state.counters[count] = last.counters.get(count);
   double bytes = static_cast<double>(2 * c.params.size() + 1) * (s.float32 ? 4.0 : 8.0);
@@ -139,7 +145,8 @@ void registerAll() {
   int64_t maxLanes = maxEnv ? std::atoll(maxEnv) : device == "cuda" ? (int64_t{1} << 20) : 65536;
   for (const auto& d : listFromEnv("DMCI_BATCH_DTYPES", "f64,f32")) {
     std::string name = "BM_Bandwidth/" + device + "/" + d;
-    benchmark::RegisterBenchmark(name.c_str(), [device, d](benchmark::State& st) { runBandwidth(st, device, d == "f32"); })
+    benchmark::RegisterBenchmark(name.c_str(),
+                                 [device, d](benchmark::State& st) { runBandwidth(st, device, d == "f32"); })
         ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
@@ -150,7 +157,8 @@ void registerAll() {
         std::string name = "BM_Batch/" + key(c, s);
         auto* bm = benchmark::RegisterBenchmark(name.c_str(), [c, s](benchmark::State& st) { runBatch(st, c, s); });
         for (int64_t b = 1; b <= maxLanes; b *= 4) bm->Arg(b);
-        if (maxLanes > 1 && (maxLanes & (maxLanes - 1)) == 0 && __builtin_ctzll(static_cast<unsigned long long>(maxLanes)) % 2)
+        if (maxLanes > 1 && (maxLanes & (maxLanes - 1)) == 0 &&
+            __builtin_ctzll(static_cast<unsigned long long>(maxLanes)) % 2)
           bm->Arg(maxLanes);  // a power of two that the 4x steps skip (2^17, 2^19, ...)
         bm->Unit(benchmark::kMillisecond)->UseRealTime();
       }

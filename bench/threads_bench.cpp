@@ -82,7 +82,8 @@ void BM_MachineCeiling(benchmark::State& state) {
     std::vector<double> sink(static_cast<size_t>(threads) * 16);
     for (int t = 1; t < threads; ++t)
       pool.emplace_back([&, t] {
-        for (size_t k = t; k < lanes; k += static_cast<size_t>(threads)) sink[static_cast<size_t>(t) * 16] += spin(steps);
+        for (size_t k = t; k < lanes; k += static_cast<size_t>(threads))
+          sink[static_cast<size_t>(t) * 16] += spin(steps);
       });
     for (size_t k = 0; k < lanes; k += static_cast<size_t>(threads)) sink[0] += spin(steps);
     for (auto& th : pool) th.join();

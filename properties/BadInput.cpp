@@ -9,19 +9,64 @@ using rc::Gen;
 
 namespace {
 
-const std::vector<std::string> kTokens = {
-    "(", "(", "(", ")", ")", ")", "'", "`", ",", ",@", ".", "#t", "#f", "#\\a", "\"s\"", "#|", "|#", "#;", ";",
-    "\n", "1", "-2.5", "1e308", "1e-3", ".5", "+", "-", "*", "/", "car", "cdr", "cons", "list", "lambda", "define",
-    "let", "let*", "letrec", "if", "cond", "else", "=>", "case", "and", "or", "when", "unless", "do", "loop", "recur",
-    "quote", "quasiquote", "set!", "begin", "x", "y", "f", "apply", "map", "fold-left", "vec", "mat", "dot", "sqrt",
-    "log", "error", "%cons", "#x", "1/2", "|a b|", "nan", "+inf.0", "-0", "9999999999999999999999"};
+const std::vector<std::string> kTokens = {"(",      "(",
+                                          "(",      ")",
+                                          ")",      ")",
+                                          "'",      "`",
+                                          ",",      ",@",
+                                          ".",      "#t",
+                                          "#f",     "#\\a",
+                                          "\"s\"",  "#|",
+                                          "|#",     "#;",
+                                          ";",      "\n",
+                                          "1",      "-2.5",
+                                          "1e308",  "1e-3",
+                                          ".5",     "+",
+                                          "-",      "*",
+                                          "/",      "car",
+                                          "cdr",    "cons",
+                                          "list",   "lambda",
+                                          "define", "let",
+                                          "let*",   "letrec",
+                                          "if",     "cond",
+                                          "else",   "=>",
+                                          "case",   "and",
+                                          "or",     "when",
+                                          "unless", "do",
+                                          "loop",   "recur",
+                                          "quote",  "quasiquote",
+                                          "set!",   "begin",
+                                          "x",      "y",
+                                          "f",      "apply",
+                                          "map",    "fold-left",
+                                          "vec",    "mat",
+                                          "dot",    "sqrt",
+                                          "log",    "error",
+                                          "%cons",  "#x",
+                                          "1/2",    "|a b|",
+                                          "nan",    "+inf.0",
+                                          "-0",     "9999999999999999999999"};
 
 // Ill-typed or erroneous expressions that must stop a run with a clean error.
-const std::vector<std::string> kBad = {
-    "(car 1)", "(+ 'a 1)", "(cdr '())", "(1 2)", "(vector-ref x 0)", "(list-ref (list 1 2) 5)", "(error \"boom\" 1)",
-    "((lambda (a) a))", "((lambda (a) a) 1 2)", "(sqrt \"s\")", "(dot (vec 1 2) (vec 1 2 3))", "(ref (vec 1) 3)",
-    "(+ #t 1)", "(unbound-name 1)", "(vsum 3)", "(matvec (mat (list 1 2)) (vec 1))", "(apply + 1)",
-    "(letrec ((r (lambda (n) (r n)))) (r 1))", "(let loop ((n 0)) (+ 1 (loop n)))"};
+const std::vector<std::string> kBad = {"(car 1)",
+                                       "(+ 'a 1)",
+                                       "(cdr '())",
+                                       "(1 2)",
+                                       "(vector-ref x 0)",
+                                       "(list-ref (list 1 2) 5)",
+                                       "(error \"boom\" 1)",
+                                       "((lambda (a) a))",
+                                       "((lambda (a) a) 1 2)",
+                                       "(sqrt \"s\")",
+                                       "(dot (vec 1 2) (vec 1 2 3))",
+                                       "(ref (vec 1) 3)",
+                                       "(+ #t 1)",
+                                       "(unbound-name 1)",
+                                       "(vsum 3)",
+                                       "(matvec (mat (list 1 2)) (vec 1))",
+                                       "(apply + 1)",
+                                       "(letrec ((r (lambda (n) (r n)))) (r 1))",
+                                       "(let loop ((n 0)) (+ 1 (loop n)))"};
 
 }  // namespace
 
@@ -58,18 +103,23 @@ namespace {
 Gen<DatumPtr> atom() {
   return gen::mapcat(pick(0, 7), [](int k) -> Gen<DatumPtr> {
     switch (k) {
-      case 0: return gen::map(gen::arbitrary<double>(), [](double v) {
-        return Datum::num(std::isfinite(v) ? v : 1.5);
-      });
-      case 1: return gen::map(pick(-1000, 1000), [](int v) { return Datum::num(v / 8.0); });
-      case 2: return gen::map(gen::arbitrary<bool>(), [](bool b) { return Datum::boolean_(b); });
-      case 3: return gen::map(gen::container<std::string>(gen::inRange<char>(32, 127)),
-                              [](std::string s) { return Datum::string(s); });
-      case 4: return gen::map(gen::inRange<char>(33, 127), [](char c) { return Datum::character(uint32_t(c)); });
-      case 5: return gen::map(gen::element<std::string>("x", "lambda", "+", "a.b", "->", "...", "x1"),
-                              [](std::string s) { return Datum::symbol(s); });
-      default: return gen::map(gen::nonEmpty(gen::container<std::string>(gen::inRange<char>(32, 127))),
-                               [](std::string s) { return Datum::symbol(s); });
+      case 0:
+        return gen::map(gen::arbitrary<double>(), [](double v) { return Datum::num(std::isfinite(v) ? v : 1.5); });
+      case 1:
+        return gen::map(pick(-1000, 1000), [](int v) { return Datum::num(v / 8.0); });
+      case 2:
+        return gen::map(gen::arbitrary<bool>(), [](bool b) { return Datum::boolean_(b); });
+      case 3:
+        return gen::map(gen::container<std::string>(gen::inRange<char>(32, 127)),
+                        [](std::string s) { return Datum::string(s); });
+      case 4:
+        return gen::map(gen::inRange<char>(33, 127), [](char c) { return Datum::character(uint32_t(c)); });
+      case 5:
+        return gen::map(gen::element<std::string>("x", "lambda", "+", "a.b", "->", "...", "x1"),
+                        [](std::string s) { return Datum::symbol(s); });
+      default:
+        return gen::map(gen::nonEmpty(gen::container<std::string>(gen::inRange<char>(32, 127))),
+                        [](std::string s) { return Datum::symbol(s); });
     }
   });
 }
@@ -81,10 +131,12 @@ Gen<DatumPtr> datum(int d) {
     auto items = gen::container<std::vector<DatumPtr>>(gen::lazy([d] { return datum(d - 1); }));
     if (k == 1) return gen::map(items, [](std::vector<DatumPtr> v) { return Datum::list(std::move(v)); });
     if (k == 2)
-      return gen::apply([](std::vector<DatumPtr> v, DatumPtr tail) {
-        v.push_back(Datum::num(1));
-        return Datum::list(std::move(v), {}, tail);
-      }, items, atom());
+      return gen::apply(
+          [](std::vector<DatumPtr> v, DatumPtr tail) {
+            v.push_back(Datum::num(1));
+            return Datum::list(std::move(v), {}, tail);
+          },
+          items, atom());
     return gen::map(gen::lazy([d] { return datum(d - 1); }), [](DatumPtr x) {
       return Datum::list({Datum::symbol("quote"), x});
     });

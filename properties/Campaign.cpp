@@ -60,9 +60,12 @@ std::pair<std::string, Outcome> checkCase(const Case& c, const TriangleOptions& 
 // Case i's bad input: token soup, random text or an ill-typed program, in turn.
 rc::Gen<std::string> badInputGen(uint64_t index) {
   switch (index % 3) {
-    case 0: return genTokenSoup();
-    case 1: return genIllTyped();
-    default: return genRandomText();
+    case 0:
+      return genTokenSoup();
+    case 1:
+      return genIllTyped();
+    default:
+      return genRandomText();
   }
 }
 
@@ -92,9 +95,7 @@ class Runner {
   std::atomic<uint64_t> next_{0};
   Clock::time_point t0_ = Clock::now(), lastProgress_ = Clock::now();
 
-  bool done(uint64_t k) const {
-    return (o_.cases && k >= o_.cases) || (o_.seconds > 0 && since(t0_) >= o_.seconds);
-  }
+  bool done(uint64_t k) const { return (o_.cases && k >= o_.cases) || (o_.seconds > 0 && since(t0_) >= o_.seconds); }
 
   void work() {
     for (uint64_t k; !done(k = next_++);) {

@@ -16,8 +16,8 @@ namespace dmci::props {
 
 struct CampaignOptions {
   uint64_t seed = 1;
-  uint64_t cases = 0;    // stop after this many (0: no limit)
-  double seconds = 0;    // stop after this long (0: no limit)
+  uint64_t cases = 0;  // stop after this many (0: no limit)
+  double seconds = 0;  // stop after this long (0: no limit)
   int shard = 0, shards = 1;
   int jobs = 2;
   int maxDepth = 5;

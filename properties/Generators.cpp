@@ -58,9 +58,10 @@ G node(const std::string& fam, unsigned tag, const std::string& tpl, const std::
     args.push_back(k.text);
     g.tags |= k.tags;
     g.depth = std::max(g.depth, k.depth + 1);
-    auto binds = [&](const std::string& n) { return std::isalpha(static_cast<unsigned char>(n[0])) && hasToken(k.text, n); };
-    if (std::none_of(names.begin(), names.end(), binds))
-      g.closed.push_back(G{k.text, k.tags, k.depth, k.family, {}});
+    auto binds = [&](const std::string& n) {
+      return std::isalpha(static_cast<unsigned char>(n[0])) && hasToken(k.text, n);
+    };
+    if (std::none_of(names.begin(), names.end(), binds)) g.closed.push_back(G{k.text, k.tags, k.depth, k.family, {}});
   }
   g.text = fill(tpl, args);
   return g;
@@ -96,19 +97,23 @@ Gen<G> build(std::string fam, unsigned tag, std::string tpl, std::vector<std::st
 }
 Gen<G> build(std::string fam, unsigned tag, std::string tpl, std::vector<std::string> names, Gen<G> a, Gen<G> b,
              Gen<G> c) {
-  return gen::apply([=](const G& x, const G& y, const G& z) { return node(fam, tag, tpl, names, {x, y, z}); }, a,
-                    b, c);
+  return gen::apply([=](const G& x, const G& y, const G& z) { return node(fam, tag, tpl, names, {x, y, z}); }, a, b, c);
 }
 Gen<G> build(std::string fam, unsigned tag, std::string tpl, std::vector<std::string> names, Gen<G> a, Gen<G> b,
              Gen<G> c, Gen<G> e) {
   return gen::apply(
-      [=](const G& x, const G& y, const G& z, const G& w) { return node(fam, tag, tpl, names, {x, y, z, w}); }, a,
-      b, c, e);
+      [=](const G& x, const G& y, const G& z, const G& w) {
+        return node(fam, tag, tpl, names, {x, y, z, w});
+      },
+      a, b, c, e);
 }
 
-// A small literal: k/4 for k in [-12, 12] (shrinking towards 1), so values stay away from domain edges and print exactly.
+// A small literal: k/4 for k in [-12, 12] (shrinking towards 1), so values stay away from domain edges and print
+// exactly.
 Gen<G> literal() {
-  return gen::map(pick(0, 25), [](int k) { return G{formatNumber(((k + 16) % 25 - 12) / 4.0), 0, 0, "arithmetic", {}}; });
+  return gen::map(pick(0, 25), [](int k) {
+    return G{formatNumber(((k + 16) % 25 - 12) / 4.0), 0, 0, "arithmetic", {}};
+  });
 }
 
 Gen<G> leaf(const Env& env) {
@@ -120,11 +125,23 @@ Gen<G> leaf(const Env& env) {
 
 // One-argument shapes that are defined and smooth for every real argument. Nothing grows faster than
 // linearly (products take a bounded factor), so values stay moderate and sin / cos stay well conditioned.
-const std::vector<std::string> kUnary = {
-    "(sin $0)", "(cos $0)", "(tanh $0)", "(atan $0)", "(sigmoid $0)", "(softplus $0)", "(exp (sin $0))",
-    "(log (+ 1 (square $0)))", "(sqrt (+ 1 (square $0)))", "(square (atan $0))", "(- $0)", "(/ 1 (+ 2 (square $0)))",
-    "(expt (+ 1 (square (sin $0))) 1.5)", "(asin (* 0.5 (tanh $0)))", "(acos (* 0.5 (sin $0)))", "(log 2 (+ 3 (cos $0)))",
-    "(* $0 0.5)"};
+const std::vector<std::string> kUnary = {"(sin $0)",
+                                         "(cos $0)",
+                                         "(tanh $0)",
+                                         "(atan $0)",
+                                         "(sigmoid $0)",
+                                         "(softplus $0)",
+                                         "(exp (sin $0))",
+                                         "(log (+ 1 (square $0)))",
+                                         "(sqrt (+ 1 (square $0)))",
+                                         "(square (atan $0))",
+                                         "(- $0)",
+                                         "(/ 1 (+ 2 (square $0)))",
+                                         "(expt (+ 1 (square (sin $0))) 1.5)",
+                                         "(asin (* 0.5 (tanh $0)))",
+                                         "(acos (* 0.5 (sin $0)))",
+                                         "(log 2 (+ 3 (cos $0)))",
+                                         "(* $0 0.5)"};
 const std::vector<std::string> kBinary = {"(+ $0 $1)", "(- $0 $1)", "(/ $0 (+ 2 (square $1)))",
                                           "(atan $0 (+ 2 (square $1)))", "(+ $0 (* 0.5 $1))"};
 const std::vector<std::string> kKinked = {"(abs $0)", "(max $0 $1)", "(min $0 $1)"};
@@ -138,7 +155,9 @@ Gen<G> arithmetic(const Env& env, int d) {
       return gen::mapcat(gen::elementOf(kBinary), [env, d](const std::string& t) {
         return build("arithmetic", 0, t, {}, sub(env, d), sub(env, d));
       });
-    if (k == 2) return build("arithmetic", 0, "(+ (* 0.5 $0) (* 0.25 $1) (* 0.25 $2))", {}, sub(env, d), sub(env, d), sub(env, d));
+    if (k == 2)
+      return build("arithmetic", 0, "(+ (* 0.5 $0) (* 0.25 $1) (* 0.25 $2))", {}, sub(env, d), sub(env, d),
+                   sub(env, d));
     if (k == 3) return build("arithmetic", 0, "(* $0 $1)", {}, sub(env, d), bounded(env, d));
     return gen::mapcat(gen::elementOf(kKinked), [env, d](const std::string& t) {
       return build("arithmetic", kKink, t, {}, sub(env, d), sub(env, d));
@@ -210,8 +229,8 @@ Gen<G> recursion(const Env& env, int d) {
                      "(letrec (($0 (lambda ($1) (if (<= $1 0) $4 (+ (* 0.5 ($0 (- $1 1))) $5))))) ($0 $3))",
                      {f, k, a, n}, sub(env, d), sub(with(env, {k}), d));
       case 1:  // tail, named let
-        return build("recursion/tail", r, "(let $0 (($1 $3) ($2 $4)) (if (<= $1 0) $2 ($0 (- $1 1) $5)))",
-                     {f, k, a, n}, sub(env, d), sub(inner, d));
+        return build("recursion/tail", r, "(let $0 (($1 $3) ($2 $4)) (if (<= $1 0) $2 ($0 (- $1 1) $5)))", {f, k, a, n},
+                     sub(env, d), sub(inner, d));
       case 2:  // do loop
         return build("recursion/do", r, "(do (($0 $2 (- $0 1)) ($1 $3 $4)) ((<= $0 0) $1))", {k, a, n}, sub(env, d),
                      sub(inner, d));
@@ -234,8 +253,8 @@ Gen<G> lists(const Env& env, int d) {
     if (k == 0) return build("list", l, "(car (cdr (list $0 $1 $2)))", {}, sub(env, d), sub(env, d), sub(env, d));
     if (k == 1) return build("list", l, "(list-ref (list $0 $1 $2) 2)", {}, sub(env, d), sub(env, d), sub(env, d));
     if (k == 2)
-      return build("list", l, "(* (length (append (list $0) (list $1))) (car (reverse (list $0 $1))))", {},
-                   sub(env, d), bounded(env, d));
+      return build("list", l, "(* (length (append (list $0) (list $1))) (car (reverse (list $0 $1))))", {}, sub(env, d),
+                   bounded(env, d));
     return build("list", l | kHigherOrder, "(fold-left * 1 (cons $0 (list $1)))", {}, sub(env, d), bounded(env, d));
   });
 }
@@ -244,13 +263,16 @@ Gen<G> tensors(const Env& env, int d) {
   const unsigned t = kTensor;
   int h = d / 2;  // tensor forms have many operands: keep them shallow
   return gen::mapcat(pick(0, 5), [=](int k) -> Gen<G> {
-    if (k == 0) return build("tensor", t, "(dot (vec $0 $1) (vec $2 $3))", {}, sub(env, h), sub(env, h), bounded(env, h),
-                             bounded(env, h));
+    if (k == 0)
+      return build("tensor", t, "(dot (vec $0 $1) (vec $2 $3))", {}, sub(env, h), sub(env, h), bounded(env, h),
+                   bounded(env, h));
     if (k == 1)
       return build("tensor", t, "(vsum (matvec (mat (list $0 $1) (list $2 $3)) (vec $0 $3)))", {}, bounded(env, h),
                    sub(env, h), sub(env, h), bounded(env, h));
-    if (k == 2) return build("tensor", t, "(vsum (scale $0 (vec $1 $2)))", {}, bounded(env, h), sub(env, h), sub(env, h));
-    if (k == 3) return build("tensor", t, "(ref (+ (vec $0 $1) (vec $2 $0)) 1)", {}, sub(env, h), sub(env, h), sub(env, h));
+    if (k == 2)
+      return build("tensor", t, "(vsum (scale $0 (vec $1 $2)))", {}, bounded(env, h), sub(env, h), sub(env, h));
+    if (k == 3)
+      return build("tensor", t, "(ref (+ (vec $0 $1) (vec $2 $0)) 1)", {}, sub(env, h), sub(env, h), sub(env, h));
     return build("tensor", t, "(vsum (* (vec $0 $1) (vec $2 $3)))", {}, sub(env, h), sub(env, h), bounded(env, h),
                  bounded(env, h));
   });
@@ -275,13 +297,18 @@ Gen<G> top(int d) {
   Env env{"x", "y"};
   return gen::mapcat(pick(0, 7), [env, d](int k) -> Gen<G> {
     switch (k) {
-      case 0: return arithmetic(env, d - 1);
-      case 1: return higherOrder(env, d - 1);
-      case 3: return binding(env, d - 1);
-      case 5: return gen::mapcat(pick(0, 3), [env, d](int j) {
-        return j == 0 ? lists(env, d - 1) : j == 1 ? tensors(env, d - 1) : higherOrder(env, d - 1);
-      });
-      default: return recursion(env, d - 1);
+      case 0:
+        return arithmetic(env, d - 1);
+      case 1:
+        return higherOrder(env, d - 1);
+      case 3:
+        return binding(env, d - 1);
+      case 5:
+        return gen::mapcat(pick(0, 3), [env, d](int j) {
+          return j == 0 ? lists(env, d - 1) : j == 1 ? tensors(env, d - 1) : higherOrder(env, d - 1);
+        });
+      default:
+        return recursion(env, d - 1);
     }
   });
 }

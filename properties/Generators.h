@@ -35,13 +35,13 @@ std::vector<std::string> tagNames(unsigned tags);
 
 // One generated (program, seed) pair.
 struct Case {
-  std::string text;                // the program
-  std::vector<SeedValue> seed;     // the free parameters it uses (x, y), with their values
-  std::vector<std::string> wrt;    // every seed parameter
-  bool wrtLiterals = false;        // also differentiate every numeric literal
+  std::string text;              // the program
+  std::vector<SeedValue> seed;   // the free parameters it uses (x, y), with their values
+  std::vector<std::string> wrt;  // every seed parameter
+  bool wrtLiterals = false;      // also differentiate every numeric literal
   unsigned tags = 0;
-  int depth = 0;                   // nesting depth of the expression tree
-  std::string family;              // the top-level form's family, e.g. "recursion/tail"
+  int depth = 0;       // nesting depth of the expression tree
+  std::string family;  // the top-level form's family, e.g. "recursion/tail"
 };
 
 // A program and seed as text a person can rerun: the program, then `dmci grad` flags.

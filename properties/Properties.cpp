@@ -45,9 +45,12 @@ std::string sci(double x) {
 
 const char* verdictName(Verdict v) {
   switch (v) {
-    case Verdict::Pass: return "pass";
-    case Verdict::Fail: return "fail";
-    case Verdict::Nondifferentiable: return "nondifferentiable";
+    case Verdict::Pass:
+      return "pass";
+    case Verdict::Fail:
+      return "fail";
+    case Verdict::Nondifferentiable:
+      return "nondifferentiable";
   }
   return "?";
 }
@@ -90,8 +93,8 @@ Outcome checkPrintRead(const DatumPtr& d) {
   std::string text = print(d);
   auto back = readAll(text, "printed");
   if (!back) return {Verdict::Fail, "printed datum does not read back: " + text + "\n" + back.error().str()};
-  if (back->size() != 1) return {Verdict::Fail, "printed datum reads back as " + std::to_string(back->size()) +
-                                                    " datums: " + text};
+  if (back->size() != 1)
+    return {Verdict::Fail, "printed datum reads back as " + std::to_string(back->size()) + " datums: " + text};
   if (!equalDatum(*d, *back->front()))
     return {Verdict::Fail, "printed datum reads back different: " + text + " -> " + print(back->front())};
   return {};
@@ -178,11 +181,13 @@ Outcome checkBadInput(const std::string& text) {
     if (bool(direct) != bool(dmci))
       return {Verdict::Fail, std::string("routes disagree: direct ") +
                                  (direct ? "gives " + formatNumber(direct->value) : "fails: " + direct.error().str()) +
-                                 "; dmci " + (dmci ? "gives " + formatNumber(dmci->value) : "fails: " + dmci.error().str())};
+                                 "; dmci " +
+                                 (dmci ? "gives " + formatNumber(dmci->value) : "fails: " + dmci.error().str())};
     if (!direct) return {};
     auto wide = oracle::evaluate(*p, {}, Budget{2'000'000, 2'000'000, 2.0});
-    if (!wide) return {Verdict::Fail, "the engines give " + formatNumber(direct->value) + " but the oracle fails: " +
-                                          wide.error().str()};
+    if (!wide)
+      return {Verdict::Fail,
+              "the engines give " + formatNumber(direct->value) + " but the oracle fails: " + wide.error().str()};
     double ref = static_cast<double>(wide->total);
     const gate::Criteria c;
     double ed = gate::relativeError(direct->value, ref, c.floor), em = gate::relativeError(dmci->value, ref, c.floor);
@@ -194,7 +199,8 @@ Outcome checkBadInput(const std::string& text) {
     }
     if (!agree)
       return {Verdict::Fail, "value: direct " + formatNumber(direct->value) + ", dmci " + formatNumber(dmci->value) +
-                                 ", oracle " + formatNumber(ref) + " (relative errors " + sci(ed) + ", " + sci(em) + ")"};
+                                 ", oracle " + formatNumber(ref) + " (relative errors " + sci(ed) + ", " + sci(em) +
+                                 ")"};
     return {};
   } catch (const std::exception& e) {
     return {Verdict::Fail, std::string("escaped exception: ") + e.what()};
@@ -209,7 +215,8 @@ std::vector<std::pair<std::string, std::vector<double>>> caseLanes(const Case& c
   for (const auto& s : c.seed) {
     out.emplace_back(s.name, std::vector<double>{});
     for (int k = 0; k < lanes; ++k)
-      out.back().second.push_back(s.value + kMoves[static_cast<size_t>(k) % std::size(kMoves)] * (std::fabs(s.value) + 0.1));
+      out.back().second.push_back(s.value +
+                                  kMoves[static_cast<size_t>(k) % std::size(kMoves)] * (std::fabs(s.value) + 0.1));
   }
   return out;
 }

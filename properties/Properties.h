@@ -20,7 +20,7 @@ const char* verdictName(Verdict v);
 
 struct Outcome {
   Verdict verdict = Verdict::Pass;
-  std::string detail;  // why it failed, or why the seed is not differentiable
+  std::string detail;           // why it failed, or why the seed is not differentiable
   bool illConditioned = false;  // a value passed only within the oracle's rounding spread
   bool ok() const { return verdict != Verdict::Fail; }
 };

@@ -38,7 +38,8 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     batch.values.push_back(std::move(values));
   }
   auto tensorEngine = engineNamed("tensor");
-  if (!tensorEngine) return {Verdict::Fail, "the lane property needs the tensor engine: " + tensorEngine.error().message};
+  if (!tensorEngine)
+    return {Verdict::Fail, "the lane property needs the tensor engine: " + tensorEngine.error().message};
   EvalOptions eopts;
   eopts.route = opts.route, eopts.wrt = c.wrt, eopts.wrtLiterals = c.wrtLiterals, eopts.budget = opts.budget;
   EvalOptions lopts = eopts;
@@ -62,12 +63,18 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     if (alone[static_cast<size_t>(k)]) continue;
     if (alone[static_cast<size_t>(k)].error().kind == ErrorKind::Budget) return {};  // runaway: nothing to compare
     std::string why = alone[static_cast<size_t>(k)].error().str();
-    if (native) return {Verdict::Fail, "lane " + std::to_string(k) + " fails alone (" + why + ") but not in the native batch" + route};
-    if (tensor) return {Verdict::Fail, "lane " + std::to_string(k) + " fails alone (" + why + ") but not in the tensor batch" + route};
+    if (native)
+      return {Verdict::Fail,
+              "lane " + std::to_string(k) + " fails alone (" + why + ") but not in the native batch" + route};
+    if (tensor)
+      return {Verdict::Fail,
+              "lane " + std::to_string(k) + " fails alone (" + why + ") but not in the tensor batch" + route};
     return {};
   }
-  if (!native) return {Verdict::Fail, "native batch fails where every lane alone runs: " + native.error().str() + route};
-  if (!tensor) return {Verdict::Fail, "tensor batch fails where every lane alone runs: " + tensor.error().str() + route};
+  if (!native)
+    return {Verdict::Fail, "native batch fails where every lane alone runs: " + native.error().str() + route};
+  if (!tensor)
+    return {Verdict::Fail, "tensor batch fails where every lane alone runs: " + tensor.error().str() + route};
 
   const gate::Criteria criteria;
   Outcome out;
@@ -77,8 +84,8 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
   };
   // Batched native = alone, bit for bit: the same machine, prepared once instead of per run (the gate's lane
   // comparison).
-  auto same = gate::compareLanes("native batch", batch, native, [&](size_t k) { return alone[k]; }, 0,
-                                 criteria.floor);
+  auto same = gate::compareLanes(
+      "native batch", batch, native, [&](size_t k) { return alone[k]; }, 0, criteria.floor);
   for (const auto& why : same.reasons) fail(why);
   for (int k = 0; k < lanes && out.ok(); ++k) {
     const Evaluation& one = *alone[static_cast<size_t>(k)];
@@ -103,7 +110,8 @@ Outcome checkLanes(const Case& c, const LaneOptions& opts) {
     }
     auto tg = tensor->laneGradient(l);
     if (tg.size() != ng.size()) {
-      fail(lane + "tensor has " + std::to_string(tg.size()) + " gradient components, native " + std::to_string(ng.size()));
+      fail(lane + "tensor has " + std::to_string(tg.size()) + " gradient components, native " +
+           std::to_string(ng.size()));
       continue;
     }
     // Gradients within 1e-12 relative (of the largest component, for one that cancels). A component that

@@ -1,15 +1,16 @@
 // What `dmci fuzz --save` writes: failures the gate can rerun become manifest pairs (a lane failure with the
 // lanes the lane property used), the rest text files; the saved manifest reads back and the gate runs it.
+#include "properties/Campaign.h"
+
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "oracle/gate/Gate.h"
 #include "oracle/gate/Manifest.h"
-#include "properties/Campaign.h"
 #include "properties/Properties.h"
 
 namespace dmci::props {

@@ -48,14 +48,16 @@ TEST(Lanes, WithNoParametersEveryLaneRuns) {
 // better engine's error" was too tight a rule; both within the gate's FD tolerance is the gate's own.)
 TEST(Lanes, AnIllConditionedGradientPassesWhenBothEnginesAreRight) {
   Case c;
-  c.text = R"((let f2 ((k2 5) (a2 (- y -0.75))) (if (<= k2 0) a2 (f2 (- k2 1) (cos (dot (vec 2 (letrec ((f4 (lambda (k4) (if (<= k4 0) '() (cons k4 (f4 (- k4 1))))))) (fold-left + 0 (f4 3)))) (vec (cos (* (length (append (list 1) (list x))) (car (reverse (list 1 x))))) (tanh (* (length (append (list 1) (list (atan a2)))) (car (reverse (list 1 (atan a2)))))))))))))";
+  c.text =
+      R"((let f2 ((k2 5) (a2 (- y -0.75))) (if (<= k2 0) a2 (f2 (- k2 1) (cos (dot (vec 2 (letrec ((f4 (lambda (k4) (if (<= k4 0) '() (cons k4 (f4 (- k4 1))))))) (fold-left + 0 (f4 3)))) (vec (cos (* (length (append (list 1) (list x))) (car (reverse (list 1 x))))) (tanh (* (length (append (list 1) (list (atan a2)))) (car (reverse (list 1 (atan a2)))))))))))))";
   c.seed = {{"x", 0.5078125}, {"y", -1.7578125}};
   c.wrt = {"x", "y"};
   c.wrtLiterals = true;
   Outcome o = checkLanes(c);
   EXPECT_TRUE(o.ok()) << o.detail;
   EXPECT_TRUE(o.illConditioned);
-  c.text = R"((let f2 ((k2 5) (a2 (- y y))) (if (<= k2 0) a2 (f2 (- k2 1) (* (exp (sin (ref (+ (vec -2.5 a2) (vec 1 -2.5)) 1))) (cos (dot (vec y (letrec ((f4 (lambda (k4) (if (<= k4 0) '() (cons k4 (f4 (- k4 1))))))) (fold-left + 0 (f4 3)))) (vec (cos (* (length (append (list 1) (list (sin x)))) (car (reverse (list 1 (sin x)))))) (tanh (* (length (append (list 1) (list (atan a2)))) (car (reverse (list 1 (atan a2))))))))))))))";
+  c.text =
+      R"((let f2 ((k2 5) (a2 (- y y))) (if (<= k2 0) a2 (f2 (- k2 1) (* (exp (sin (ref (+ (vec -2.5 a2) (vec 1 -2.5)) 1))) (cos (dot (vec y (letrec ((f4 (lambda (k4) (if (<= k4 0) '() (cons k4 (f4 (- k4 1))))))) (fold-left + 0 (f4 3)))) (vec (cos (* (length (append (list 1) (list (sin x)))) (car (reverse (list 1 (sin x)))))) (tanh (* (length (append (list 1) (list (atan a2)))) (car (reverse (list 1 (atan a2))))))))))))))";
   c.seed = {{"x", -0.9609375}, {"y", -1.1796875}};
   o = checkLanes(c);
   EXPECT_TRUE(o.ok()) << o.detail;

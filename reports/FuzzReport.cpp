@@ -20,10 +20,17 @@ double rate(const CampaignReport& r) { return r.seconds > 0 ? static_cast<double
 json failureJson(const props::Failure& f) {
   json seed = json::object();
   for (const auto& s : f.shrunk.seed) seed[s.name] = s.value;
-  return {{"index", f.index},       {"property", f.property}, {"family", f.shrunk.family},
-          {"program", f.shrunk.text}, {"seed", seed},          {"wrt", f.shrunk.wrt},
-          {"literals", f.shrunk.wrtLiterals}, {"detail", f.detail}, {"original", f.original},
-          {"shrink_steps", f.shrinkSteps}, {"reproduce", props::describe(f.shrunk)}};
+  return {{"index", f.index},
+          {"property", f.property},
+          {"family", f.shrunk.family},
+          {"program", f.shrunk.text},
+          {"seed", seed},
+          {"wrt", f.shrunk.wrt},
+          {"literals", f.shrunk.wrtLiterals},
+          {"detail", f.detail},
+          {"original", f.original},
+          {"shrink_steps", f.shrinkSteps},
+          {"reproduce", props::describe(f.shrunk)}};
 }
 
 json reportJson(const CampaignReport& r) {
@@ -99,7 +106,9 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
   out << "\n## Failures\n\n" << (r.failures.empty() ? "None.\n" : "");
   for (const auto& f : r.failures) {
     out << "### case " << f.index << ": " << f.property << " (" << f.shrunk.family << ", " << f.shrinkSteps
-        << " shrink steps)\n\n```scheme\n" << props::describe(f.shrunk) << "\n```\n\n```\n" << f.detail << "\n```\n\n";
+        << " shrink steps)\n\n```scheme\n"
+        << props::describe(f.shrunk) << "\n```\n\n```\n"
+        << f.detail << "\n```\n\n";
   }
 }
 

@@ -1,14 +1,13 @@
 // Writes the gate's JSON report (per pair and summary) and its Markdown report with SVG error histograms.
 #include "reports/GateReport.h"
 
-#include "driver/AtomicFile.h"
-
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "driver/AtomicFile.h"
 #include "driver/JsonNumber.h"
 #include "reports/ErrorHistogram.h"
 
@@ -151,8 +150,8 @@ void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::Gate
       << "programs; the pair's `notes` in the JSON give the numbers).\n\n";
   o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference " << sci(c.fd)
     << ", closed form " << sci(c.closedForm) << ", lanes batched vs alone "
-    << (c.batched == 0 ? std::string("bit for bit") : sci(c.batched)) << "; relative error = |a − b| / max(|b|, " << sci(c.floor)
-    << "), b the reference.\n\n";
+    << (c.batched == 0 ? std::string("bit for bit") : sci(c.batched)) << "; relative error = |a − b| / max(|b|, "
+    << sci(c.floor) << "), b the reference.\n\n";
   o << "## Errors\n\n| comparison | tolerance | compared | median | max | worst pair |\n"
        "| --- | ---: | ---: | ---: | ---: | --- |\n";
   for (const auto& d : s.comparisons)

@@ -63,12 +63,16 @@ void printSummary(const GateRun& run, const GateSummary& s) {
   std::printf("\ngate: %zu pairs: %zu pass, %zu fail, %zu nondifferentiable; %.2f s on %d jobs\n", s.all.total,
               s.all.pass, s.all.fail, s.all.nondifferentiable, s.seconds, run.jobs);
   if (s.all.illConditioned)
-    std::printf("  %zu ill-conditioned: a value within %g times the oracle's rounding spread, not within the value "
-                "tolerance\n", s.all.illConditioned, run.criteria.rounding);
+    std::printf(
+        "  %zu ill-conditioned: a value within %g times the oracle's rounding spread, not within the value "
+        "tolerance\n",
+        s.all.illConditioned, run.criteria.rounding);
   for (const auto& d : s.comparisons) {
     char tol[32];
-    if (d.tolerance == 0) std::snprintf(tol, sizeof tol, "exact");
-    else std::snprintf(tol, sizeof tol, "%.0e", d.tolerance);
+    if (d.tolerance == 0)
+      std::snprintf(tol, sizeof tol, "exact");
+    else
+      std::snprintf(tol, sizeof tol, "%.0e", d.tolerance);
     std::printf("  %-16s median %-9s max %-9s (tolerance %s, %zu compared)", d.comparison.c_str(),
                 sci(d.median).c_str(), sci(d.max).c_str(), tol, d.errors.size());
     if (!d.worst.empty()) std::printf("  worst: %s", d.worst.front().first.c_str());

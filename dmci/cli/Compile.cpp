@@ -33,7 +33,8 @@ int compileCommand(const std::string& file, const std::string& out, const std::v
     std::stringstream s;
     s << in.rdbuf();
     if (s.str() != mceSource())
-      return reportError(Error{ErrorKind::Usage, file + " differs from the mce.scm this dmci was built with", {}}, false);
+      return reportError(Error{ErrorKind::Usage, file + " differs from the mce.scm this dmci was built with", {}},
+                         false);
     g = compileMce();
   } else {
     auto program = file == "-" ? Program::fromStream(std::cin, "<stdin>") : Program::fromFile(file);
@@ -63,7 +64,7 @@ int primsCommand(bool asJson) {
                       {"adjoint", p.partials},
                       {"scheme", p.prelude != nullptr}});
     } else {
-      std::string arity = std::to_string(p.minArgs) + (p.maxArgs < 0               ? "+"
+      std::string arity = std::to_string(p.minArgs) + (p.maxArgs < 0            ? "+"
                                                        : p.maxArgs == p.minArgs ? ""
                                                                                 : "-" + std::to_string(p.maxArgs));
       std::cout << p.name << "\t" << arity << "\t" << familyName(p.family) << "\t" << p.doc;
@@ -100,8 +101,9 @@ std::function<int()> addCompileCommand(CLI::App& app) {
   };
   auto a = std::make_shared<Args>();
   auto* c = app.add_subcommand("compile", "lower a program to its ComputeGraph text");
-  c->add_option("program", a->file, "the program (.scm; - for standard input); dmci/mce/mce.scm gives the "
-                                    "evaluator's graph")
+  c->add_option("program", a->file,
+                "the program (.scm; - for standard input); dmci/mce/mce.scm gives the "
+                "evaluator's graph")
       ->required();
   c->add_option("-o,--output", a->out, "output file (default: standard output; written atomically)");
   c->add_option("--params", a->params, "parameter names in order (default: the program's free variables)")

@@ -48,15 +48,18 @@ void progressLine(const CampaignReport& r, const props::CampaignOptions& o) {
 }  // namespace
 
 CLI::App* addFuzzCommand(CLI::App& app, FuzzArgs& a) {
-  auto* c = app.add_subcommand("fuzz", "property-based campaign: generated programs through the triangle, "
-                                       "syntax round trips and bad input");
+  auto* c = app.add_subcommand("fuzz",
+                               "property-based campaign: generated programs through the triangle, "
+                               "syntax round trips and bad input");
   auto* cases = c->add_option("--cases", a.cases, "run this many cases (default 1000)");
   c->add_option("--seconds", a.seconds, "run for this long")->excludes(cases);
   c->add_option("--seed", a.seed, "campaign seed (default: from the clock; always printed)");
   c->add_option("--shard", a.shard, "run shard i of N: the case indices equal to i modulo N");
   c->add_option("--json", a.json, "JSON report path ('' for none)");
   c->add_option("--md", a.md, "Markdown report path ('' for none)");
-  c->add_option("--save", a.save, "write shrunk failures here: triangle and lane failures as .scm files plus manifest.json pairs (dmci check DIR), others as .txt");
+  c->add_option("--save", a.save,
+                "write shrunk failures here: triangle and lane failures as .scm files plus manifest.json pairs (dmci "
+                "check DIR), others as .txt");
   c->add_option("--jobs,-j", a.jobs, "worker threads")->check(CLI::Range(1, 256));
   c->add_option("--max-depth", a.maxDepth, "largest expression depth budget (1..6)")->check(CLI::Range(1, 6));
   c->add_flag("--no-dmci", a.noDmci, "skip the interpreted route (direct vs the oracle only)");
@@ -74,8 +77,8 @@ int fuzzCommand(const FuzzArgs& a) {
     std::cerr << "dmci fuzz: --shard expects i/N with 0 <= i < N, got '" << a.shard << "'\n";
     return kUsage;
   }
-  o.seed = a.seed ? a.seed
-                  : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007;
+  o.seed =
+      a.seed ? a.seed : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007;
   o.cases = a.cases == 0 && a.seconds <= 0 ? 1000 : a.cases;
   o.seconds = a.seconds;
   o.jobs = a.jobs;
@@ -98,9 +101,10 @@ int fuzzCommand(const FuzzArgs& a) {
       };
     }
   }
-  std::printf("dmci fuzz: seed %llu, shard %d/%d, %d jobs, %s\n", static_cast<unsigned long long>(o.seed), o.shard,
-              o.shards, o.jobs,
-              o.seconds > 0 ? (std::to_string(o.seconds) + " s").c_str() : (std::to_string(o.cases) + " cases").c_str());
+  std::printf(
+      "dmci fuzz: seed %llu, shard %d/%d, %d jobs, %s\n", static_cast<unsigned long long>(o.seed), o.shard, o.shards,
+      o.jobs,
+      o.seconds > 0 ? (std::to_string(o.seconds) + " s").c_str() : (std::to_string(o.cases) + " cases").c_str());
   if (!lanesOff.empty()) std::printf("dmci fuzz: lane checks off: %s\n", lanesOff.c_str());
   std::fflush(stdout);
   if (!a.quiet && isatty(fileno(stderr))) o.progress = [&o](const CampaignReport& r) { progressLine(r, o); };
@@ -116,11 +120,12 @@ int fuzzCommand(const FuzzArgs& a) {
     if (!err.empty()) std::cerr << "dmci fuzz: " << err << "\n";
     std::printf("saved %zu failure files in %s (rerun: dmci check %s)\n", written, a.save.c_str(), a.save.c_str());
   }
-  std::printf("dmci fuzz: seed %llu: %llu cases in %.1f s (%.1f cases/s), %.1f%% recursive, %.1f%% higher-order, "
-              "%llu nondifferentiable, %llu failed\n",
-              static_cast<unsigned long long>(r.seed), static_cast<unsigned long long>(r.cases), r.seconds, rate(r),
-              pct(r.recursive, r.cases), pct(r.higherOrder, r.cases),
-              static_cast<unsigned long long>(r.nondifferentiable), static_cast<unsigned long long>(r.failed));
+  std::printf(
+      "dmci fuzz: seed %llu: %llu cases in %.1f s (%.1f cases/s), %.1f%% recursive, %.1f%% higher-order, "
+      "%llu nondifferentiable, %llu failed\n",
+      static_cast<unsigned long long>(r.seed), static_cast<unsigned long long>(r.cases), r.seconds, rate(r),
+      pct(r.recursive, r.cases), pct(r.higherOrder, r.cases), static_cast<unsigned long long>(r.nondifferentiable),
+      static_cast<unsigned long long>(r.failed));
   return r.failed ? kFailed : kOk;
 }
 

@@ -116,7 +116,8 @@ json valueJson(const Evaluation& ev) {
   if (ev.rank == 1) return jsonNumbers(ev.tensor);
   json rows = json::array();
   for (int i = 0; i < ev.rows; ++i)
-    rows.push_back(jsonNumbers(std::vector<double>(ev.tensor.begin() + i * ev.cols, ev.tensor.begin() + (i + 1) * ev.cols)));
+    rows.push_back(
+        jsonNumbers(std::vector<double>(ev.tensor.begin() + i * ev.cols, ev.tensor.begin() + (i + 1) * ev.cols)));
   return rows;
 }
 
@@ -134,7 +135,9 @@ int printOne(const RunArgs& a, const Evaluation& ev) {
     std::cout << j.dump() << "\n";
     return kOk;
   }
-  std::string value = ev.isData() ? ev.written : ev.isTensor ? writeTensor(ev.rank, ev.rows, ev.cols, ev.tensor.data()) : num(ev.value);
+  std::string value = ev.isData()   ? ev.written
+                      : ev.isTensor ? writeTensor(ev.rank, ev.rows, ev.cols, ev.tensor.data())
+                                    : num(ev.value);
   std::cout << (a.gradient ? "value: " : "") << value << "\n";
   for (const auto& [k, v] : ev.gradient) std::cout << "d/d " << k << " = " << num(v) << "\n";
   return kOk;
@@ -175,8 +178,9 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
   auto a = std::make_shared<RunArgs>();
   a->gradient = gradient;
   auto* cmd = gradient ? app.add_subcommand("grad", "run a program and print its value and gradient")
-                       : app.add_subcommand("run", "run a program and print its value (any value: numbers, lists, "
-                                                   "booleans, symbols, strings, tensors)");
+                       : app.add_subcommand("run",
+                                            "run a program and print its value (any value: numbers, lists, "
+                                            "booleans, symbols, strings, tensors)");
   cmd->add_option("program", a->file, "the program (.scm), or - to read it from standard input");
   cmd->add_option("-e,--expr", a->expr, "the program as an expression given here, e.g. -e '(list 1 (< 1 2))'");
   cmd->add_option("--bind,-b", a->binds,
@@ -184,15 +188,18 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
   cmd->add_option("--lanes", a->laneFile,
                   "lanes from a file: CSV (a header of names, then one row of numbers per lane) or JSON "
                   "({\"x\": [...], ...} or [{\"x\": ...}, ...]); --bind NAME=NUMBER adds a value for every lane");
-  cmd->add_option("--via", a->via, "route: direct (the program compiled), dmci (run as data by mce.scm), "
-                                   "dmci2 (mce.scm running mce.scm running it)")
+  cmd->add_option("--via", a->via,
+                  "route: direct (the program compiled), dmci (run as data by mce.scm), "
+                  "dmci2 (mce.scm running mce.scm running it)")
       ->check(CLI::IsMember({"direct", "dmci", "dmci2"}))
       ->capture_default_str();
-  cmd->add_option("--evaluator", a->evaluator, "for --via dmci/dmci2: load the evaluator's graph from this file "
-                                               "(written by `dmci compile dmci/mce/mce.scm -o mce.cg`) instead of "
-                                               "the one embedded at build time");
-  cmd->add_option("--engine", a->engine, "engine: native (the register machine) or tensor (LibTorch, lanes batched; "
-                                         "a plugin loaded when asked for); `dmci engines` lists them")
+  cmd->add_option("--evaluator", a->evaluator,
+                  "for --via dmci/dmci2: load the evaluator's graph from this file "
+                  "(written by `dmci compile dmci/mce/mce.scm -o mce.cg`) instead of "
+                  "the one embedded at build time");
+  cmd->add_option("--engine", a->engine,
+                  "engine: native (the register machine) or tensor (LibTorch, lanes batched; "
+                  "a plugin loaded when asked for); `dmci engines` lists them")
       ->capture_default_str();
   cmd->add_option("--device", a->device, "device of the tensor engine: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -207,8 +214,9 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
                     "keyed file:line:col), or 'all' (the default: every bound parameter and every literal)");
   cmd->add_flag("--json", a->json,
                 "print one JSON object (a non-finite number as the string \"inf\", \"-inf\" or \"nan\")");
-  cmd->add_flag("--stats", a->stats, "also print the engine's counts (instructions, calls, heap cells, tape entries; "
-                                     "lane groups and torch operations on the tensor engine)");
+  cmd->add_flag("--stats", a->stats,
+                "also print the engine's counts (instructions, calls, heap cells, tape entries; "
+                "lane groups and torch operations on the tensor engine)");
   cmd->add_option("--max-steps", a->steps, "step budget (instructions)")->capture_default_str();
   cmd->add_option("--max-heap", a->heap, "heap budget (cells, frames and tape entries)")->capture_default_str();
   cmd->add_option("--max-seconds", a->seconds, "wall-time budget")->capture_default_str();

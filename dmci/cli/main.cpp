@@ -1,7 +1,6 @@
 // dmci: the command-line tool. It registers the subcommands (one file each) and dispatches to the one parsed.
 // Exit codes: 0 success, 1 program error (or a failed check), 2 usage error.
 #include <CLI/CLI.hpp>
-
 #include <functional>
 #include <iostream>
 #include <vector>

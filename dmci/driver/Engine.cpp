@@ -139,12 +139,12 @@ Result<Engine*> engineNamed(const std::string& name) {
         if (!r.makers.count(p)) known += (known.empty() ? "" : ", ") + std::string(p);
       return Error{ErrorKind::Usage, "no engine called '" + name + "' (engines: " + known + ")", {}};
     }
-    if (auto it = r.pluginErrors.find(name); it != r.pluginErrors.end())
-      return Error{ErrorKind::Usage, it->second, {}};
+    if (auto it = r.pluginErrors.find(name); it != r.pluginErrors.end()) return Error{ErrorKind::Usage, it->second, {}};
     lock.unlock();  // the plugin's initialisers call registerEngine
     std::string why = openPlugin(name);
     lock.lock();
-    if (why.empty() && !r.makers.count(name)) why = "the " + name + " engine's plugin registered no engine '" + name + "'";
+    if (why.empty() && !r.makers.count(name))
+      why = "the " + name + " engine's plugin registered no engine '" + name + "'";
     if (!why.empty()) {
       r.pluginErrors[name] = why;
       return Error{ErrorKind::Usage, why, {}};

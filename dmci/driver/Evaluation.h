@@ -37,7 +37,7 @@ struct Evaluation {
   std::string written, json;
   bool isData() const { return !written.empty(); }
   std::vector<std::pair<std::string, double>> gradient;  // wrt names in order, then literals in source order
-  RunStats stats;          // the native engine's
+  RunStats stats;                                        // the native engine's
   uint64_t heapCells = 0;  // the native engine's, at the end of the run, after any collections
   uint64_t tapeEntries = 0;
   Counters counters;  // every engine's counts, by name
@@ -50,7 +50,7 @@ struct LaneEvaluation {
   // When every lane's value is a tensor of one shape: that shape, and the entries lane after lane.
   bool isTensor = false;
   int rank = 0, rows = 0, cols = 0;
-  std::vector<double> tensor;  // [lane][row-major entry]
+  std::vector<double> tensor;                 // [lane][row-major entry]
   std::vector<std::string> gradientKeys;      // as Evaluation::gradient's keys
   std::vector<std::vector<double>> gradient;  // [key][lane]
   Counters counters;

@@ -4,9 +4,8 @@
 // number is written instead as the string "inf", "-inf" or "nan": what strtod and Python's float() read back.
 #pragma once
 #include <cmath>
-#include <vector>
-
 #include <nlohmann/json.hpp>
+#include <vector>
 
 namespace dmci {
 

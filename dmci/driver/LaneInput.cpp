@@ -1,5 +1,7 @@
 // Parameter values from the command line: --bind NAME=NUMBER (the same in every lane), NAME=linspace(a,b,B), and a
 // lane file (CSV or JSON, one value per lane for each named parameter). Every engine takes the batch this makes.
+#include "driver/LaneInput.h"
+
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
@@ -7,7 +9,6 @@
 #include <sstream>
 #include <string>
 
-#include "driver/LaneInput.h"
 #include "driver/Program.h"
 
 namespace dmci {
@@ -81,8 +82,9 @@ LaneBatch readCsv(const std::string& path, const std::string& text) {
       continue;
     }
     if (cells.size() != batch.params.size())
-      fileError(path, lineNo, 1, "expected " + std::to_string(batch.params.size()) + " values (one per header name), got " +
-                                     std::to_string(cells.size()));
+      fileError(path, lineNo, 1,
+                "expected " + std::to_string(batch.params.size()) + " values (one per header name), got " +
+                    std::to_string(cells.size()));
     for (size_t k = 0; k < cells.size(); ++k) {
       char* end = nullptr;
       double x = std::strtod(cells[k].first.c_str(), &end);
@@ -129,16 +131,19 @@ LaneBatch readJson(const std::string& path, const std::string& text) {
   } else if (j.is_array()) {
     for (size_t lane = 0; lane < j.size(); ++lane) {
       const auto& row = j[lane];
-      if (!row.is_object()) fileError(path, 1, 1, "lane " + std::to_string(lane) + ": expected an object {\"name\": number, ...}");
+      if (!row.is_object())
+        fileError(path, 1, 1, "lane " + std::to_string(lane) + ": expected an object {\"name\": number, ...}");
       if (lane == 0)
         for (const auto& [name, v] : row.items()) batch.params.push_back(name), batch.values.emplace_back();
       if (row.size() != batch.params.size())
-        fileError(path, 1, 1, "lane " + std::to_string(lane) + ": expected the names of lane 0 (" +
-                                  std::to_string(batch.params.size()) + "), got " + std::to_string(row.size()));
+        fileError(path, 1, 1,
+                  "lane " + std::to_string(lane) + ": expected the names of lane 0 (" +
+                      std::to_string(batch.params.size()) + "), got " + std::to_string(row.size()));
       for (size_t k = 0; k < batch.params.size(); ++k) {
         if (!row.contains(batch.params[k]))
           fileError(path, 1, 1, "lane " + std::to_string(lane) + ": no value for \"" + batch.params[k] + "\"");
-        batch.values[k].push_back(numberAt(row[batch.params[k]], "lane " + std::to_string(lane) + " \"" + batch.params[k] + "\""));
+        batch.values[k].push_back(
+            numberAt(row[batch.params[k]], "lane " + std::to_string(lane) + " \"" + batch.params[k] + "\""));
       }
     }
   } else {
@@ -147,8 +152,9 @@ LaneBatch readJson(const std::string& path, const std::string& text) {
   if (batch.params.empty() || batch.values[0].empty()) fileError(path, 1, 1, "no lanes");
   for (size_t k = 1; k < batch.values.size(); ++k)
     if (batch.values[k].size() != batch.values[0].size())
-      fileError(path, 1, 1, "\"" + batch.params[k] + "\" has " + std::to_string(batch.values[k].size()) + " lanes, \"" +
-                                batch.params[0] + "\" " + std::to_string(batch.values[0].size()));
+      fileError(path, 1, 1,
+                "\"" + batch.params[k] + "\" has " + std::to_string(batch.values[k].size()) + " lanes, \"" +
+                    batch.params[0] + "\" " + std::to_string(batch.values[0].size()));
   return batch;
 }
 
@@ -184,7 +190,8 @@ Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::st
     }
     for (const auto& b : binds) {
       auto eq = b.find('=');
-      if (eq == std::string::npos || eq == 0) usage("--bind expects NAME=NUMBER or NAME=linspace(a,b,B), got '" + b + "'");
+      if (eq == std::string::npos || eq == 0)
+        usage("--bind expects NAME=NUMBER or NAME=linspace(a,b,B), got '" + b + "'");
       std::string name = b.substr(0, eq);
       for (const auto& p : batch.params)
         if (p == name) usage("--bind " + name + ": already bound" + (from.empty() ? "" : " (by " + from + ")"));
@@ -192,8 +199,8 @@ Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::st
       batch.values.push_back(laneValues(name, b.substr(eq + 1)));
       size_t n = batch.values.back().size();
       if (n > 1 && lanes > 1 && n != lanes)
-        usage("--bind " + name + ": " + std::to_string(n) + " lanes, but " + (from.empty() ? "an earlier binding" : from) +
-              " gives " + std::to_string(lanes));
+        usage("--bind " + name + ": " + std::to_string(n) + " lanes, but " +
+              (from.empty() ? "an earlier binding" : from) + " gives " + std::to_string(lanes));
       if (n > 1 && lanes == 1) lanes = n, from = "--bind " + name;
     }
     for (auto& v : batch.values)
@@ -213,8 +220,8 @@ std::vector<SeedValue> LaneBatch::seed(size_t lane) const {
 
 bool asksForLanes(const std::vector<std::string>& binds, const std::string& laneFile) {
   return !laneFile.empty() || std::any_of(binds.begin(), binds.end(), [](const std::string& b) {
-           return b.find("linspace(") != std::string::npos;
-         });
+    return b.find("linspace(") != std::string::npos;
+  });
 }
 
 namespace {

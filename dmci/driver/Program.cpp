@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <fstream>
-#include <sstream>
 #include <optional>
+#include <sstream>
 
 #include "driver/Engine.h"
 #include "engine/ValueText.h"
@@ -19,9 +19,12 @@ namespace dmci {
 
 const char* routeName(Route r) {
   switch (r) {
-    case Route::Direct: return "direct";
-    case Route::Dmci: return "dmci";
-    case Route::Dmci2: return "dmci2";
+    case Route::Direct:
+      return "direct";
+    case Route::Dmci:
+      return "dmci";
+    case Route::Dmci2:
+      return "dmci2";
   }
   return "?";
 }

@@ -64,7 +64,7 @@ class Evaluator {
   std::shared_ptr<const ComputeGraph> graph_;  // direct: the program's; dmci: mce.scm's
   Runtime rt_;
   std::unique_ptr<Machine> machine_;
-  Value analysed_;                // dmci: the evaluator's analysis of the program, a procedure
+  Value analysed_;                 // dmci: the evaluator's analysis of the program, a procedure
   std::vector<Literal> literals_;  // dmci: the program's literals, as leaves
   Runtime::Mark mark_{};           // what survives between evaluations
   SrcPos valuePos_;                // the expression giving the program's value

@@ -24,10 +24,14 @@ struct Copier {
   // The number of cells of the object a value points to, or 0 for none.
   int32_t size(const Value& v) const {
     switch (v.tag) {
-      case Tag::Pair: return 2;
-      case Tag::Box: return 1;
-      case Tag::Closure: return v.i >= 0 ? g.blocks[static_cast<size_t>(v.code)].nfree : 0;
-      default: return 0;
+      case Tag::Pair:
+        return 2;
+      case Tag::Box:
+        return 1;
+      case Tag::Closure:
+        return v.i >= 0 ? g.blocks[static_cast<size_t>(v.code)].nfree : 0;
+      default:
+        return 0;
     }
   }
   int32_t forward(int32_t addr, int32_t n) {

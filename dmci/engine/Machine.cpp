@@ -97,11 +97,21 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
     if ((stats_.steps & 0xFFFF) == 0 && rt_.outOfTime()) rt_.budgetExceeded("time");
     Value* s = stack_.data() + base;
     switch (in.op) {
-      case Op::Const: s[in.dst] = consts_[in.a]; break;
-      case Op::Move: s[in.dst] = s[in.a]; break;
-      case Op::Env: s[in.dst] = rt_.heap[env + in.a]; break;
-      case Op::Param: s[in.dst] = params[in.a]; break;
-      case Op::PrimRef: s[in.dst] = Value::make(Tag::Prim, in.a); break;
+      case Op::Const:
+        s[in.dst] = consts_[in.a];
+        break;
+      case Op::Move:
+        s[in.dst] = s[in.a];
+        break;
+      case Op::Env:
+        s[in.dst] = rt_.heap[env + in.a];
+        break;
+      case Op::Param:
+        s[in.dst] = params[in.a];
+        break;
+      case Op::PrimRef:
+        s[in.dst] = Value::make(Tag::Prim, in.a);
+        break;
       case Op::Prim: {
         const Primitive& p = prims_[in.a];
         instr::primArity(p, in.c);
@@ -121,8 +131,12 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
         s[in.dst] = p.forward(rt_, two, 2);
         break;
       }
-      case Op::Closure: s[in.dst] = instr::makeClosure(rt_, in, s); break;
-      case Op::Sibling: s[in.dst] = Value::make(Tag::Closure, env, in.a); break;
+      case Op::Closure:
+        s[in.dst] = instr::makeClosure(rt_, in, s);
+        break;
+      case Op::Sibling:
+        s[in.dst] = Value::make(Tag::Closure, env, in.a);
+        break;
       case Op::Call:
       case Op::TailCall:
         if (rt_.heap.size() > gcNext_) env = collect(block, base, env);
@@ -188,17 +202,26 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
         if (!returnTo(v)) return v;
         continue;
       }
-      case Op::Jump: pc = in.a; continue;
+      case Op::Jump:
+        pc = in.a;
+        continue;
       case Op::JumpIfFalse:
         if (s[in.a].isFalse()) {
           pc = in.b;
           continue;
         }
         break;
-      case Op::BoxNew: s[in.dst] = instr::newBox(rt_); break;
-      case Op::BoxSet: rt_.heap[s[in.a].i] = s[in.b]; break;
-      case Op::BoxGet: s[in.dst] = instr::boxContent(g_, in, rt_.heap[s[in.a].i]); break;
-      case Op::Unbound: instr::unbound(g_, in.a);
+      case Op::BoxNew:
+        s[in.dst] = instr::newBox(rt_);
+        break;
+      case Op::BoxSet:
+        rt_.heap[s[in.a].i] = s[in.b];
+        break;
+      case Op::BoxGet:
+        s[in.dst] = instr::boxContent(g_, in, rt_.heap[s[in.a].i]);
+        break;
+      case Op::Unbound:
+        instr::unbound(g_, in.a);
     }
     ++pc;
   }

@@ -17,10 +17,10 @@
 namespace dmci {
 
 struct RunStats {
-  uint64_t steps = 0;      // instructions executed
+  uint64_t steps = 0;        // instructions executed
   uint64_t collections = 0;  // heap collections
-  uint64_t calls = 0;      // closure calls (tail or not)
-  uint64_t maxFrames = 0;  // deepest frame stack
+  uint64_t calls = 0;        // closure calls (tail or not)
+  uint64_t maxFrames = 0;    // deepest frame stack
 };
 
 class Machine {
@@ -54,13 +54,13 @@ class Machine {
   std::vector<Literal> literals_;
   std::vector<Value> stack_;
   std::vector<Frame> frames_;
-  std::vector<Value> args_;  // scratch: the arguments of the call being made
+  std::vector<Value> args_;       // scratch: the arguments of the call being made
   std::vector<uint8_t> library_;  // per block: a library procedure's code (the prelude)
   int32_t userCallBlock_ = -1;    // the last call made from the user's own code,
   int32_t userCallPc_ = 0;        // where errors inside library procedures are reported
   RunStats stats_;
-  size_t floor_ = 0;    // heap cells below this were built before the run: never collected
-  size_t gcNext_ = 0;   // collect when the heap grows past this
+  size_t floor_ = 0;   // heap cells below this were built before the run: never collected
+  size_t gcNext_ = 0;  // collect when the heap grows past this
 
   Value loopFrom(const std::vector<Value>& params, int32_t& block, int32_t& pc, int32_t env);
   // Runs body() and gives a position-less error the position of the failing instruction.

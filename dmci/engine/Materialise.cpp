@@ -6,17 +6,22 @@ namespace dmci {
 Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
                   std::vector<std::pair<int32_t, SrcPos>>* cellPos) {
   switch (d.kind) {
-    case DatumKind::Nil: return Value::nil();
-    case DatumKind::Bool: return Value::boolean(d.boolean);
+    case DatumKind::Nil:
+      return Value::nil();
+    case DatumKind::Bool:
+      return Value::boolean(d.boolean);
     case DatumKind::Number: {
       if (!leaves) return Value::real(d.number);
       Value v = rt.leaf(d.number);
       leaves->push_back({v.i, d.pos, d.number});
       return v;
     }
-    case DatumKind::Char: return Value::make(Tag::Char, static_cast<int32_t>(d.ch));
-    case DatumKind::Symbol: return Value::make(Tag::Symbol, internSymbol(d.text));
-    case DatumKind::String: return rt.string(d.text);
+    case DatumKind::Char:
+      return Value::make(Tag::Char, static_cast<int32_t>(d.ch));
+    case DatumKind::Symbol:
+      return Value::make(Tag::Symbol, internSymbol(d.text));
+    case DatumKind::String:
+      return rt.string(d.text);
     case DatumKind::List: {
       // Elements first, left to right (so leaves are numbered in reading order), then the spine.
       std::vector<Value> items;

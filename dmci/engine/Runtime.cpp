@@ -107,8 +107,8 @@ void Runtime::recordTensorOp(int32_t primId, const Value* in, int32_t argc, Valu
   }
   op.out = out;
   tensorOps.push_back(op);
-  pushTape({op.out.tag == Tag::Tensor ? tensors[out.i].slot : out.i, -1, -1,
-            static_cast<int32_t>(tensorOps.size() - 1), 0.0, 0.0});
+  pushTape({op.out.tag == Tag::Tensor ? tensors[out.i].slot : out.i, -1, -1, static_cast<int32_t>(tensorOps.size() - 1),
+            0.0, 0.0});
 }
 
 std::vector<double> Runtime::backward(const Value& out) {
@@ -159,12 +159,17 @@ void Runtime::budgetExceeded(const char* what) const {
 std::string Runtime::show(const Value& v, int depth) const {
   if (depth > 50) return "...";
   switch (v.tag) {
-    case Tag::Nil: return "()";
-    case Tag::Bool: return v.i ? "#t" : "#f";
+    case Tag::Nil:
+      return "()";
+    case Tag::Bool:
+      return v.i ? "#t" : "#f";
     case Tag::Int:
-    case Tag::Real: return formatNumber(v.num);
-    case Tag::Char: return std::string("#\\") + static_cast<char>(v.i);
-    case Tag::Symbol: return symbolName(v.i);
+    case Tag::Real:
+      return formatNumber(v.num);
+    case Tag::Char:
+      return std::string("#\\") + static_cast<char>(v.i);
+    case Tag::Symbol:
+      return symbolName(v.i);
     case Tag::String: {
       std::string s = "\"";
       for (char c : strings[v.i]) s += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);
@@ -183,8 +188,10 @@ std::string Runtime::show(const Value& v, int depth) const {
       if (p.tag != Tag::Nil) s += " . " + show(p, depth + 1);
       return s + ")";
     }
-    case Tag::Closure: return "#<procedure>";
-    case Tag::Prim: return std::string("#<primitive ") + primitiveName(v.i) + ">";
+    case Tag::Closure:
+      return "#<procedure>";
+    case Tag::Prim:
+      return std::string("#<primitive ") + primitiveName(v.i) + ">";
     case Tag::Tensor: {
       const TensorRec& r = tensors[v.i];
       std::ostringstream o;
@@ -196,8 +203,10 @@ std::string Runtime::show(const Value& v, int depth) const {
       o << "]>";
       return o.str();
     }
-    case Tag::Box: return "#<box>";
-    case Tag::Unset: return "#<unset>";
+    case Tag::Box:
+      return "#<box>";
+    case Tag::Unset:
+      return "#<unset>";
   }
   return "?";
 }

@@ -20,9 +20,9 @@ const std::string& symbolName(int32_t id);
 
 // Limits that stop a runaway program with a Budget error.
 struct Budget {
-  uint64_t steps = 200'000'000;   // instructions executed
+  uint64_t steps = 200'000'000;     // instructions executed
   uint64_t heapCells = 64'000'000;  // heap cells + frame-stack slots + tape entries
-  double seconds = 60.0;          // wall time
+  double seconds = 60.0;            // wall time
 };
 
 // One record per differentiable operation. A scalar op (op == -1) is
@@ -69,8 +69,8 @@ class Runtime {
     int32_t nslots;
   };
   Mark mark() const {
-    return {heap.size(), strings.size(), tensors.size(), tensorData.size(), tape.size(), tensorOps.size(),
-            cellPos.size(), nslots_};
+    return {heap.size(), strings.size(),   tensors.size(), tensorData.size(),
+            tape.size(), tensorOps.size(), cellPos.size(), nslots_};
   }
   void resetTo(const Mark& m);
   const Budget& budget() const { return budget_; }
@@ -172,7 +172,6 @@ class Runtime {
 };
 
 // Throws a Type error naming the primitive, the argument and what was expected.
-[[noreturn]] void wrongType(const Runtime& rt, const char* prim, int argIndex, const Value& got,
-                            const char* expected);
+[[noreturn]] void wrongType(const Runtime& rt, const char* prim, int argIndex, const Value& got, const char* expected);
 
 }  // namespace dmci

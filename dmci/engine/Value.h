@@ -31,9 +31,26 @@ struct Value {
   Value() : num(0.0) {}
 
   static Value nil() { return Value(); }
-  static Value boolean(bool b) { Value v; v.tag = Tag::Bool; v.i = b ? 1 : 0; return v; }
-  static Value real(double x, int32_t slot = -1) { Value v; v.tag = Tag::Real; v.i = slot; v.num = x; return v; }
-  static Value make(Tag t, int32_t i, int64_t code = 0) { Value v; v.tag = t; v.i = i; v.code = code; return v; }
+  static Value boolean(bool b) {
+    Value v;
+    v.tag = Tag::Bool;
+    v.i = b ? 1 : 0;
+    return v;
+  }
+  static Value real(double x, int32_t slot = -1) {
+    Value v;
+    v.tag = Tag::Real;
+    v.i = slot;
+    v.num = x;
+    return v;
+  }
+  static Value make(Tag t, int32_t i, int64_t code = 0) {
+    Value v;
+    v.tag = t;
+    v.i = i;
+    v.code = code;
+    return v;
+  }
 
   bool isNumber() const { return tag == Tag::Real; }
   bool isActive() const { return tag == Tag::Real && i >= 0; }  // on the tape

@@ -17,15 +17,24 @@ constexpr int kMaxDepth = 10000;
 
 std::string charName(int32_t c) {
   switch (c) {
-    case ' ': return "space";
-    case '\n': return "newline";
-    case '\t': return "tab";
-    case '\r': return "return";
-    case 0: return "null";
-    case 0x7f: return "delete";
-    case 0x1b: return "escape";
-    case 0x07: return "alarm";
-    case 0x08: return "backspace";
+    case ' ':
+      return "space";
+    case '\n':
+      return "newline";
+    case '\t':
+      return "tab";
+    case '\r':
+      return "return";
+    case 0:
+      return "null";
+    case 0x7f:
+      return "delete";
+    case 0x1b:
+      return "escape";
+    case 0x07:
+      return "alarm";
+    case 0x08:
+      return "backspace";
   }
   std::string s;
   appendUtf8(s, static_cast<uint32_t>(c));
@@ -64,26 +73,35 @@ std::string write(const Runtime& rt, const Value& v, int depth) {
       if (p.tag != Tag::Nil) s += " . " + write(rt, p, depth + 1);
       return s + ")";
     }
-    case Tag::Char: return "#\\" + charName(v.i);
-    case Tag::String: return print(*Datum::string(rt.strings[static_cast<size_t>(v.i)]));
+    case Tag::Char:
+      return "#\\" + charName(v.i);
+    case Tag::String:
+      return print(*Datum::string(rt.strings[static_cast<size_t>(v.i)]));
     case Tag::Tensor: {
       const TensorRec& r = rt.tensor(v);
       return writeTensor(r.rank, r.rows, r.cols, rt.tdata(v));
     }
-    default: return rt.show(v);
+    default:
+      return rt.show(v);
   }
 }
 
 json toJson(const Runtime& rt, const Value& v, int depth) {
   if (depth > kMaxDepth) return "...";
   switch (v.tag) {
-    case Tag::Nil: return json::array();
-    case Tag::Bool: return v.i != 0;
+    case Tag::Nil:
+      return json::array();
+    case Tag::Bool:
+      return v.i != 0;
     case Tag::Int:
-    case Tag::Real: return jsonNumber(v.num);
-    case Tag::Char: return json{{"char", charName(v.i)}};
-    case Tag::Symbol: return json{{"symbol", symbolName(v.i)}};
-    case Tag::String: return rt.strings[static_cast<size_t>(v.i)];
+    case Tag::Real:
+      return jsonNumber(v.num);
+    case Tag::Char:
+      return json{{"char", charName(v.i)}};
+    case Tag::Symbol:
+      return json{{"symbol", symbolName(v.i)}};
+    case Tag::String:
+      return rt.strings[static_cast<size_t>(v.i)];
     case Tag::Pair: {
       json a = json::array();
       Value p = v;
@@ -106,8 +124,10 @@ json toJson(const Runtime& rt, const Value& v, int depth) {
       }
       return rows;
     }
-    case Tag::Prim: return json{{"procedure", prim(v.i).name}};
-    default: return json{{"procedure", rt.show(v)}};
+    case Tag::Prim:
+      return json{{"procedure", prim(v.i).name}};
+    default:
+      return json{{"procedure", rt.show(v)}};
   }
 }
 

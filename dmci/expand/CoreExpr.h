@@ -28,13 +28,13 @@ using Binding = std::pair<std::string, ExprPtr>;
 struct CoreExpr {
   CoreKind kind = CoreKind::Const;
   SrcPos pos;
-  DatumPtr datum;                 // Const: the value (Nil for the unspecified value)
-  std::string name;               // Ref: variable; Lambda: a name for messages ("f", or "")
-  std::vector<ExprPtr> kids;      // If: c t e; App: f args...; Begin: exprs
+  DatumPtr datum;                   // Const: the value (Nil for the unspecified value)
+  std::string name;                 // Ref: variable; Lambda: a name for messages ("f", or "")
+  std::vector<ExprPtr> kids;        // If: c t e; App: f args...; Begin: exprs
   std::vector<std::string> params;  // Lambda: parameter names; the last is the rest list when variadic
-  bool variadic = false;          // Lambda
-  std::vector<Binding> bindings;  // Let, Letrec
-  ExprPtr body;                   // Lambda, Let, Letrec
+  bool variadic = false;            // Lambda
+  std::vector<Binding> bindings;    // Let, Letrec
+  ExprPtr body;                     // Lambda, Let, Letrec
 
   CoreExpr() = default;
   CoreExpr(const CoreExpr&) = delete;
@@ -45,8 +45,7 @@ struct CoreExpr {
   static ExprPtr constant(DatumPtr d, SrcPos p);
   static ExprPtr ref(std::string n, SrcPos p);
   static ExprPtr if_(ExprPtr c, ExprPtr t, ExprPtr e, SrcPos p);
-  static ExprPtr lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p,
-                        std::string name = "");
+  static ExprPtr lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p, std::string name = "");
   static ExprPtr app(std::vector<ExprPtr> fAndArgs, SrcPos p);
   static ExprPtr begin(std::vector<ExprPtr> exprs, SrcPos p);
   static ExprPtr let(std::vector<Binding> b, ExprPtr body, SrcPos p);

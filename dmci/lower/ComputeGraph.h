@@ -20,28 +20,28 @@
 namespace dmci {
 
 enum class Op : uint8_t {
-  Const,       // dst <- constant a
-  Move,        // dst <- slot a
-  Env,         // dst <- cell a of the current environment record
-  Param,       // dst <- program parameter a (a seed binding)
-  PrimRef,     // dst <- the primitive a as a first-class value
-  Prim,        // dst <- primitive a applied to slots [b, b+c)
-  Prim1,       // dst <- primitive a applied to slot b
-  Prim2,       // dst <- primitive a applied to slots b and c
-  Closure,     // dst <- closure of block a over a new record of slots [b, b+c);
-               //        c = -1: over the record of the closure in slot b (letrec groups)
-  Sibling,     // dst <- closure of block a over the current environment record
-  Call,        // dst <- (slot a) applied to slots [b, b+c)
-  TailCall,    // return (slot a) applied to slots [b, b+c)
-  Apply,       // dst <- (apply slot a  slots [b, b+c)), the last a list
-  TailApply,   // return (apply ...)
-  Return,      // return slot a
-  Jump,        // pc <- a
-  JumpIfFalse, // if slot a is #f then pc <- b
-  BoxNew,      // dst <- a fresh, unset write-once box
-  BoxSet,      // box in slot a <- slot b
-  BoxGet,      // dst <- content of box in slot a ("used before its definition" if unset); b = symbol name const
-  Unbound,     // raise "unbound variable" for the symbol in constant a
+  Const,        // dst <- constant a
+  Move,         // dst <- slot a
+  Env,          // dst <- cell a of the current environment record
+  Param,        // dst <- program parameter a (a seed binding)
+  PrimRef,      // dst <- the primitive a as a first-class value
+  Prim,         // dst <- primitive a applied to slots [b, b+c)
+  Prim1,        // dst <- primitive a applied to slot b
+  Prim2,        // dst <- primitive a applied to slots b and c
+  Closure,      // dst <- closure of block a over a new record of slots [b, b+c);
+                //        c = -1: over the record of the closure in slot b (letrec groups)
+  Sibling,      // dst <- closure of block a over the current environment record
+  Call,         // dst <- (slot a) applied to slots [b, b+c)
+  TailCall,     // return (slot a) applied to slots [b, b+c)
+  Apply,        // dst <- (apply slot a  slots [b, b+c)), the last a list
+  TailApply,    // return (apply ...)
+  Return,       // return slot a
+  Jump,         // pc <- a
+  JumpIfFalse,  // if slot a is #f then pc <- b
+  BoxNew,       // dst <- a fresh, unset write-once box
+  BoxSet,       // box in slot a <- slot b
+  BoxGet,       // dst <- content of box in slot a ("used before its definition" if unset); b = symbol name const
+  Unbound,      // raise "unbound variable" for the symbol in constant a
 };
 const char* opName(Op op);
 
@@ -54,20 +54,20 @@ struct Instr {
 };
 
 struct CodeBlock {
-  std::string name;      // for messages: the defined name, or "lambda"
-  int32_t nparams = 0;   // fixed parameters (the rest list is one more slot when variadic)
+  std::string name;     // for messages: the defined name, or "lambda"
+  int32_t nparams = 0;  // fixed parameters (the rest list is one more slot when variadic)
   bool variadic = false;
-  int32_t nslots = 0;    // frame size
-  int32_t nfree = 0;     // size of the environment record it expects
-  SrcPos pos;            // the lambda's position
+  int32_t nslots = 0;  // frame size
+  int32_t nfree = 0;   // size of the environment record it expects
+  SrcPos pos;          // the lambda's position
   std::vector<Instr> code;
   std::vector<SrcPos> where;  // one position per instruction, for run-time errors
 };
 
 struct ComputeGraph {
   std::vector<CodeBlock> blocks;
-  std::vector<DatumPtr> consts;      // numbers are the program's literals (differentiable leaves)
-  std::vector<std::string> params;   // the program's free variables bound by a seed, in slot order
+  std::vector<DatumPtr> consts;     // numbers are the program's literals (differentiable leaves)
+  std::vector<std::string> params;  // the program's free variables bound by a seed, in slot order
   int32_t entry = 0;
 };
 

@@ -16,9 +16,9 @@
 namespace dmci {
 namespace {
 
-const char* const kOpNames[] = {"Const",  "Move",     "Env",      "Param",     "PrimRef", "Prim", "Prim1", "Prim2", "Closure",
-                                "Sibling", "Call",    "TailCall", "Apply",     "TailApply", "Return", "Jump",
-                                "JumpIfFalse", "BoxNew", "BoxSet", "BoxGet",  "Unbound"};
+const char* const kOpNames[] = {"Const",  "Move",    "Env",         "Param",  "PrimRef",  "Prim",   "Prim1",
+                                "Prim2",  "Closure", "Sibling",     "Call",   "TailCall", "Apply",  "TailApply",
+                                "Return", "Jump",    "JumpIfFalse", "BoxNew", "BoxSet",   "BoxGet", "Unbound"};
 constexpr int kNumOps = sizeof(kOpNames) / sizeof(kOpNames[0]);
 
 std::string quoted(const std::string& s) {
@@ -189,8 +189,8 @@ std::string printGraph(const ComputeGraph& g) {
   }
   for (size_t k = 0; k < g.blocks.size(); ++k) {
     const CodeBlock& b = g.blocks[k];
-    o << "block " << k << " " << quoted(b.name) << " " << b.nparams << " " << (b.variadic ? 1 : 0) << " "
-      << b.nslots << " " << b.nfree << " " << posText(b.pos) << "\n";
+    o << "block " << k << " " << quoted(b.name) << " " << b.nparams << " " << (b.variadic ? 1 : 0) << " " << b.nslots
+      << " " << b.nfree << " " << posText(b.pos) << "\n";
     for (size_t i = 0; i < b.code.size(); ++i) {
       const Instr& in = b.code[i];
       o << "  " << opName(in.op) << " " << in.dst << " " << in.a << " " << in.b << " " << in.c << " "

@@ -191,8 +191,11 @@ class Lowering {
       case CoreKind::Ref:
         ref(e.name, e.pos, ctx, dst);
         return ret(ctx, dst, tail, e.pos);
-      case CoreKind::Lambda: lambda(e, ctx, dst); return ret(ctx, dst, tail, e.pos);
-      case CoreKind::App: return app(e, ctx, dst, tail);
+      case CoreKind::Lambda:
+        lambda(e, ctx, dst);
+        return ret(ctx, dst, tail, e.pos);
+      case CoreKind::App:
+        return app(e, ctx, dst, tail);
       default:
         throw DmciError(ErrorKind::Graph, "lowering: a chain form reached leaf()", e.pos);
     }
@@ -220,8 +223,11 @@ class Lowering {
         emit(ctx, {Op::Env, dst, l.index}, pos);
         if (l.boxed) emit(ctx, {Op::BoxGet, dst, dst, constant(Datum::symbol(n))}, pos);
         return;
-      case Loc::Sibling: emit(ctx, {Op::Sibling, dst, l.index}, pos); return;
-      case Loc::Global: break;
+      case Loc::Sibling:
+        emit(ctx, {Op::Sibling, dst, l.index}, pos);
+        return;
+      case Loc::Global:
+        break;
     }
     if (int p = paramIndex(n); p >= 0) return emit(ctx, {Op::Param, dst, p}, pos);
     int id = primId(n);
@@ -342,9 +348,12 @@ class Lowering {
     for (size_t k = 0; k < env.size(); ++k) {
       Loc l = ctx.lookup(env[k]);
       int s = first + static_cast<int>(k);
-      if (l.kind == Loc::Slot) emit(ctx, {Op::Move, s, l.index}, pos);  // boxes are captured as boxes
-      else if (l.kind == Loc::Env) emit(ctx, {Op::Env, s, l.index}, pos);
-      else if (l.kind == Loc::Sibling) emit(ctx, {Op::Sibling, s, l.index}, pos);
+      if (l.kind == Loc::Slot)
+        emit(ctx, {Op::Move, s, l.index}, pos);  // boxes are captured as boxes
+      else if (l.kind == Loc::Env)
+        emit(ctx, {Op::Env, s, l.index}, pos);
+      else if (l.kind == Loc::Sibling)
+        emit(ctx, {Op::Sibling, s, l.index}, pos);
     }
     return first;
   }
@@ -462,8 +471,10 @@ class Lowering {
       int target = b.boxed[i] ? ctx.alloc() : b.slot[i];
       int block = *siblings.find(e.bindings[i].first);
       if (i == from) emit(ctx, {Op::Closure, firstClosure, block, first, static_cast<int>(env.names.size())}, pos);
-      if (i == from) emit(ctx, {Op::Move, target, firstClosure}, pos);
-      else emit(ctx, {Op::Closure, target, block, firstClosure, -1}, pos);  // c = -1: share the record
+      if (i == from)
+        emit(ctx, {Op::Move, target, firstClosure}, pos);
+      else
+        emit(ctx, {Op::Closure, target, block, firstClosure, -1}, pos);  // c = -1: share the record
       if (b.boxed[i]) emit(ctx, {Op::BoxSet, 0, b.slot[i], target}, pos);
     }
     ctx.next = mark;

@@ -47,14 +47,16 @@ struct DataBuilder {
       case CoreKind::Const:
         if (e.datum->kind == DatumKind::Number) return e.datum;
         return Datum::list({sym("%quote", p)}, p, e.datum);
-      case CoreKind::Ref: return Datum::list({sym("%ref", p)}, p, Datum::symbol(e.name, p));
+      case CoreKind::Ref:
+        return Datum::list({sym("%ref", p)}, p, Datum::symbol(e.name, p));
       case CoreKind::If:
         return Datum::list({sym("%if", p), build(*e.kids[0]), build(*e.kids[1]), build(*e.kids[2])}, p);
       case CoreKind::Lambda: {
         std::vector<DatumPtr> ps;
         for (const auto& n : e.params) ps.push_back(Datum::symbol(n, p));
         std::string name = !e.name.empty() ? e.name : !bindingName.empty() ? bindingName : "lambda";
-        return Datum::list({sym("%lambda", p), Datum::list(std::move(ps), p), Datum::boolean_(e.variadic, p), build(*e.body), Datum::symbol(name, p)},
+        return Datum::list({sym("%lambda", p), Datum::list(std::move(ps), p), Datum::boolean_(e.variadic, p),
+                            build(*e.body), Datum::symbol(name, p)},
                            p);
       }
       case CoreKind::App:
@@ -66,9 +68,8 @@ struct DataBuilder {
       case CoreKind::Let:
       case CoreKind::Letrec: {
         bool rec = e.kind == CoreKind::Letrec;
-        return Datum::list({sym(rec ? "%letrec" : "%let", p), names(e.bindings, p), inits(e.bindings, p, rec),
-                            build(*e.body)},
-                           p);
+        return Datum::list(
+            {sym(rec ? "%letrec" : "%let", p), names(e.bindings, p), inits(e.bindings, p, rec), build(*e.body)}, p);
       }
     }
     return Datum::nil(p);
@@ -123,7 +124,8 @@ MceArguments mceArguments(Runtime& rt, const Datum& program, const std::vector<s
   rt.userHi = static_cast<int32_t>(rt.heap.size());
   rt.userCell.assign(static_cast<size_t>(rt.userHi - rt.userLo), 0);
   for (const auto& [addr, pos] : rt.cellPos)
-    if (addr >= rt.userLo && addr < rt.userHi && !pos.inLibrary()) rt.userCell[static_cast<size_t>(addr - rt.userLo)] = 1;
+    if (addr >= rt.userLo && addr < rt.userHi && !pos.inLibrary())
+      rt.userCell[static_cast<size_t>(addr - rt.userLo)] = 1;
   Value seedNames = symbolList(rt, names);
   if (!tower) return {{data, seedNames}, Value::nil()};
   return {{evaluator, symbolList(rt, mceParams())}, heapList(rt, {data, seedNames})};

@@ -29,7 +29,8 @@ Value global(Runtime& rt, const Value* a, int) {
 
 // (%primitive (%ref . name)): the primitive called name, or #f.
 Value primitiveNamed(Runtime& rt, const Value* a, int) {
-  if (a[0].tag != Tag::Pair || rt.cdr(a[0]).tag != Tag::Symbol) wrongType(rt, "%primitive", 0, a[0], "a reference node");
+  if (a[0].tag != Tag::Pair || rt.cdr(a[0]).tag != Tag::Symbol)
+    wrongType(rt, "%primitive", 0, a[0], "a reference node");
   int id = primId(symbolName(rt.cdr(a[0]).i));
   return id >= 0 && !prim(id).prelude ? Value::make(Tag::Prim, id) : Value::boolean(false);
 }
@@ -87,7 +88,8 @@ void addInternalPrims(std::vector<Primitive>& t) {
   row("%at", 1, 1, at, "(%at node) marks the user's expression being applied, for error positions");
   row("%global", 1, 1, global, "(%global (%ref . name)) is the primitive called name, else an unbound-variable error");
   row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
-  row("%check-arity", 2, 2, checkArityPrim, "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
+  row("%check-arity", 2, 2, checkArityPrim,
+      "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
   row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh write-once cell for a letrec* variable");
   row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once", LaneKernel::BoxSet);
   row("%box-ref", 2, 2, boxRef,

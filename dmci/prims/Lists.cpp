@@ -292,8 +292,8 @@ void addListPrims(std::vector<Primitive>& t) {
                "(assv key alist) first entry whose car is eqv? to key, or #f", flows, laneUse(R::ListsByNumber)});
   t.push_back(
       {"%assoc-equal", 2, 2, assocPrim, nullptr, nullptr, L,
-       "(%assoc-equal key alist) assoc's 2-argument form, native: first entry whose car is equal? to key, or #f",
-       flows, laneUse(R::Lists)});
+       "(%assoc-equal key alist) assoc's 2-argument form, native: first entry whose car is equal? to key, or #f", flows,
+       laneUse(R::Lists)});
   t.push_back({"memq", 2, 2, memqPrim, nullptr, nullptr, L,
                "(memq x l) the sublist of l starting at the first element eq? to x, or #f", flows,
                laneUse(R::ListsByNumber)});

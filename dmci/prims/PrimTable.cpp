@@ -8,12 +8,18 @@ namespace dmci {
 
 const char* familyName(PrimFamily f) {
   switch (f) {
-    case PrimFamily::Arithmetic: return "arithmetic";
-    case PrimFamily::Predicate: return "predicate";
-    case PrimFamily::List: return "list";
-    case PrimFamily::Tensor: return "tensor";
-    case PrimFamily::Control: return "control";
-    case PrimFamily::Internal: return "internal";
+    case PrimFamily::Arithmetic:
+      return "arithmetic";
+    case PrimFamily::Predicate:
+      return "predicate";
+    case PrimFamily::List:
+      return "list";
+    case PrimFamily::Tensor:
+      return "tensor";
+    case PrimFamily::Control:
+      return "control";
+    case PrimFamily::Internal:
+      return "internal";
   }
   return "?";
 }

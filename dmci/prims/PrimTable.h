@@ -33,10 +33,10 @@ const char* familyName(PrimFamily f);
 struct Primitive {
   const char* name;
   int minArgs;
-  int maxArgs;         // -1: variadic
-  PrimFn forward;      // nullptr for prelude procedures and VM-level ones (apply)
-  AdjointFn adjoint;   // tensor ops only
-  const char* prelude; // Scheme source of a library procedure, or nullptr
+  int maxArgs;          // -1: variadic
+  PrimFn forward;       // nullptr for prelude procedures and VM-level ones (apply)
+  AdjointFn adjoint;    // tensor ops only
+  const char* prelude;  // Scheme source of a library procedure, or nullptr
   PrimFamily family;
   const char* doc;       // one line: what it computes
   const char* partials;  // one line: the reverse-mode rule ("dx = cos x"), or "" when not differentiable

@@ -24,7 +24,6 @@ void appendHex(std::string& out, uint32_t v) {
   out.append(buf, r.ptr);
 }
 
-
 bool isControl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
 // Writes the body of a string or |symbol| literal, escaping `quote` and backslash.

@@ -20,10 +20,10 @@ struct Datum {
   DatumKind kind = DatumKind::Nil;
   bool boolean = false;
   double number = 0.0;
-  uint32_t ch = 0;            // Char: code point
-  std::string text;           // Symbol name or String contents (unescaped)
+  uint32_t ch = 0;              // Char: code point
+  std::string text;             // Symbol name or String contents (unescaped)
   std::vector<DatumPtr> items;  // List: at least one item
-  DatumPtr tail;              // List: nullptr for a proper list, else the dotted tail (never Nil)
+  DatumPtr tail;                // List: nullptr for a proper list, else the dotted tail (never Nil)
   SrcPos pos;
 
   Datum() = default;

@@ -53,7 +53,6 @@ double toDouble(std::string_view t) {
   return v;
 }
 
-
 // Decodes one UTF-8 sequence at the start of s; returns its length, or 0 if it is malformed.
 size_t decodeUtf8(std::string_view s, uint32_t& cp) {
   auto b = [&](size_t i) { return static_cast<unsigned char>(s[i]); };

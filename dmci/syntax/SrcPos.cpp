@@ -46,18 +46,30 @@ bool SrcPos::inLibrary() const { return fileName(file).rfind("<prelude", 0) == 0
 
 const char* errorKindName(ErrorKind k) {
   switch (k) {
-    case ErrorKind::Syntax: return "syntax-error";
-    case ErrorKind::Form: return "bad-form";
-    case ErrorKind::Unbound: return "unbound-variable";
-    case ErrorKind::Arity: return "wrong-arity";
-    case ErrorKind::Type: return "wrong-type";
-    case ErrorKind::NotProcedure: return "not-a-procedure";
-    case ErrorKind::Domain: return "domain-error";
-    case ErrorKind::User: return "error";
-    case ErrorKind::Budget: return "budget-exhausted";
-    case ErrorKind::Usage: return "usage-error";
-    case ErrorKind::Io: return "io-error";
-    case ErrorKind::Graph: return "bad-graph";
+    case ErrorKind::Syntax:
+      return "syntax-error";
+    case ErrorKind::Form:
+      return "bad-form";
+    case ErrorKind::Unbound:
+      return "unbound-variable";
+    case ErrorKind::Arity:
+      return "wrong-arity";
+    case ErrorKind::Type:
+      return "wrong-type";
+    case ErrorKind::NotProcedure:
+      return "not-a-procedure";
+    case ErrorKind::Domain:
+      return "domain-error";
+    case ErrorKind::User:
+      return "error";
+    case ErrorKind::Budget:
+      return "budget-exhausted";
+    case ErrorKind::Usage:
+      return "usage-error";
+    case ErrorKind::Io:
+      return "io-error";
+    case ErrorKind::Graph:
+      return "bad-graph";
   }
   return "error";
 }

@@ -68,8 +68,7 @@ TEST_F(Cli, JsonWritesNonFiniteNumbersAsStringsNotNull) {
   write("prog.scm", "(* x (exp 1000))");
   Outcome o = dmci("grad prog.scm --bind x=-2 --wrt x --json");
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":"-inf","gradient":{"x":"inf"}})"))
-      << o.out;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":"-inf","gradient":{"x":"inf"}})")) << o.out;
   // Lanes: 0 * inf is NaN in lane 0; the others are infinite.
   o = dmci("grad prog.scm --bind 'x=linspace(0,1,3)' --wrt x --json");
   ASSERT_EQ(o.code, 0) << o.err;
@@ -202,7 +201,8 @@ TEST_F(Cli, ALaneFileMakesOneLanePerRowOnBothEngines) {
     Outcome o = dmci("grad prog.scm --lanes lanes.csv --engine " + engine);
     ASSERT_EQ(o.code, 0) << engine << ": " << o.err;
     EXPECT_EQ(nlohmann::json::parse(o.out),
-              nlohmann::json::parse(R"({"lanes":3,"value":[2.0,12.0,36.0],"gradient":{"x":[4.0,12.0,24.0],"alpha":[1.0,4.0,9.0]}})"))
+              nlohmann::json::parse(
+                  R"({"lanes":3,"value":[2.0,12.0,36.0],"gradient":{"x":[4.0,12.0,24.0],"alpha":[1.0,4.0,9.0]}})"))
         << engine << ": " << o.out;
   }
 }
@@ -212,7 +212,8 @@ TEST_F(Cli, AJsonLaneFileAndABindingForEveryLane) {
   write("lanes.json", R"([{"x": 1}, {"x": 2.5}])");
   Outcome o = dmci("grad prog.scm --lanes lanes.json --bind alpha=2 --wrt x");
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"lanes":2,"value":[2.0,12.5],"gradient":{"x":[4.0,10.0]}})"));
+  EXPECT_EQ(nlohmann::json::parse(o.out),
+            nlohmann::json::parse(R"({"lanes":2,"value":[2.0,12.5],"gradient":{"x":[4.0,10.0]}})"));
 }
 
 TEST_F(Cli, ABadLaneFileIsAUsageErrorAtItsLineAndColumn) {
@@ -253,7 +254,9 @@ TEST_F(Cli, BindingAPrimitivesNameIsAUsageErrorWithOrWithoutLanes) {
 TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
   fs::create_directories(dir / "c");
   write("c/a.scm", "(* x x)");
-  write("c/manifest.json", R"({"version": 1, "pairs": [{"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 2}, "wrt": ["x"]}]})");
+  write(
+      "c/manifest.json",
+      R"({"version": 1, "pairs": [{"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 2}, "wrt": ["x"]}]})");
   Outcome o = dmci("check c --filter a --quiet");
   ASSERT_EQ(o.code, 0) << o.err << o.out;
   EXPECT_FALSE(fs::exists(dir / "reports"));
@@ -301,8 +304,7 @@ TEST_F(Cli, RunJsonGivesNestedArrays) {
   write("prog.scm", "(list 1 (< 1 2) 'a \"s\" (list 2.5))");
   Outcome o = dmci("run prog.scm --json");
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_EQ(nlohmann::json::parse(o.out),
-            nlohmann::json::parse(R"({"value":[1.0,true,{"symbol":"a"},"s",[2.5]]})"));
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":[1.0,true,{"symbol":"a"},"s",[2.5]]})"));
   write("prog.scm", "(mat (list 1 2) (list 3 4))");
   o = dmci("run prog.scm --json");
   ASSERT_EQ(o.code, 0) << o.err;

@@ -1,4 +1,5 @@
-// The heap collector: runs that collect at almost every call give the same values and gradients, and tail loops through mce.scm run in bounded heap.
+// The heap collector: runs that collect at almost every call give the same values and gradients, and tail loops through
+// mce.scm run in bounded heap.
 #include <gtest/gtest.h>
 
 #include "driver/Program.h"
@@ -51,8 +52,8 @@ TEST(Collector, TheTowerSurvivesCollections) {
 }
 
 TEST(Collector, AMillionTailCallsThroughMceRunInBoundedHeap) {
-  auto p = Program::fromText("(define (loop i acc) (if (= i 0) acc (loop (- i 1) (+ acc x)))) (loop 1000000 0)",
-                             "prog.scm");
+  auto p =
+      Program::fromText("(define (loop i acc) (if (= i 0) acc (loop (- i 1) (+ acc x)))) (loop 1000000 0)", "prog.scm");
   EvalOptions o;
   o.route = Route::Dmci;
   o.gradient = false;

@@ -1,4 +1,5 @@
-// The ComputeGraph text format: print -> load is the identity, the evaluator's graph is the one the build embedded, and malformed graphs are rejected.
+// The ComputeGraph text format: print -> load is the identity, the evaluator's graph is the one the build embedded, and
+// malformed graphs are rejected.
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -13,7 +14,8 @@ namespace {
 const char* kPrograms[] = {
     "(* alpha (* x x))",
     "(define (fact n) (if (= n 0) 1 (* n (fact (- n 1))))) (fact 5)",
-    "(define (even? n) (if (= n 0) #t (odd? (- n 1)))) (define (odd? n) (if (= n 0) #f (even? (- n 1)))) (if (even? 10) x 2)",
+    "(define (even? n) (if (= n 0) #t (odd? (- n 1)))) (define (odd? n) (if (= n 0) #f (even? (- n 1)))) (if (even? "
+    "10) x 2)",
     "(let loop ((i 0) (acc '(1 \"s\" #\\a))) (if (< i 3) (loop (+ i 1) (cons i acc)) (length acc)))",
     "(apply + (map (lambda (y . r) (* y x)) '(1 2.5 3)))",
     "(define a b) (define b 2) 1",

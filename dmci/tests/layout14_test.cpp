@@ -1,7 +1,8 @@
 // The native Value agrees with DESIGN.md's 14-number layout: every kind converts there and back.
+#include "engine/Layout14.h"
+
 #include <gtest/gtest.h>
 
-#include "engine/Layout14.h"
 #include "prims/PrimTable.h"
 
 namespace dmci {

@@ -1,4 +1,5 @@
-// Every corpus pair: the tensor engine, with a file's pairs batched as lanes, agrees with the native engine pair by pair.
+// Every corpus pair: the tensor engine, with a file's pairs batched as lanes, agrees with the native engine pair by
+// pair.
 #include <gtest/gtest.h>
 
 #ifdef DMCI_HAVE_TORCH

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/Layout14.h"
 #include "driver/Program.h"
+#include "engine/Layout14.h"
 #include "engine/tensor/TensorEngine.h"
 #include "support/Eval.h"
 
@@ -40,11 +40,17 @@ const std::vector<Case>& corpus() {
   static const std::vector<Case> cases = {
       {"alpha_x2", "(* alpha (* x x))", {"alpha", "x"}, {{1.5, 0.5, -2.0}, kX}},
       {"a_bx2", "(+ a (* b (* x x)))", {"a", "b", "x"}, {{0.5, 1, 2}, {1.5, -1, 3}, kX}},
-      {"poly3", "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
-       {"alpha", "x"}, {{1.5, 0.5, 2.0}, kX}},
-      {"twice", "(define (twice f) (lambda (y) (f (f y))))\n((twice (lambda (y) (* alpha y))) x)",
-       {"alpha", "x"}, {{1.5, 0.5, 2.0}, kX}},
-      {"compose", "(define (f y) (* alpha y))\n(define (g y) (+ y 1))\n(f (g x))", {"alpha", "x"},
+      {"poly3",
+       "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
+       {"alpha", "x"},
+       {{1.5, 0.5, 2.0}, kX}},
+      {"twice",
+       "(define (twice f) (lambda (y) (f (f y))))\n((twice (lambda (y) (* alpha y))) x)",
+       {"alpha", "x"},
+       {{1.5, 0.5, 2.0}, kX}},
+      {"compose",
+       "(define (f y) (* alpha y))\n(define (g y) (+ y 1))\n(f (g x))",
+       {"alpha", "x"},
        {{1.5, 0.5, 2.0}, kX}},
       {"named_let", "(let loop ((i 0) (acc 0)) (if (= i 5) acc (loop (+ i 1) (+ acc (* x i)))))", {"x"}, {kX}},
       {"map_fold", "(fold-left + 0 (map (lambda (y) (* y x)) (list 1 2 3)))", {"x"}, {kX}},
@@ -54,7 +60,8 @@ const std::vector<Case>& corpus() {
        "(+ (sin x) (cos x) (tan (* 0.1 x)) (exp (* 0.1 x)) (log (+ 2 x)) (log (+ 2 x) 3) (sqrt (+ 1 (* x x)))"
        " (tanh x) (sigmoid x) (softplus x) (atan x) (atan x 2) (expt x 3) (expt 2 x) (square x)"
        " (asin (* 0.1 x)) (acos (* 0.1 x)) (floor x) (round x))",
-       {"x"}, {kX}},
+       {"x"},
+       {kX}},
       {"min_max_abs", "(+ (abs (- x 1)) (min x 1.5) (max x 0.5 (* x x)) (max 1 2))", {"x"}, {kX}},
       {"branch", "(if (< x 1) (* x x) (- (* 3 x)))", {"x"}, {kX}},
       {"integer_division", "(+ (modulo -7 3) (remainder 7 -2) (* x (quotient 9 2)))", {"x"}, {kX}},
@@ -62,12 +69,14 @@ const std::vector<Case>& corpus() {
       {"mutual_recursion",
        "(define (parity n) (define (ev? k) (if (= k 0) #t (od? (- k 1))))"
        " (define (od? k) (if (= k 0) #f (ev? (- k 1)))) (if (ev? n) x (* 2 x)))\n(+ (parity 4) (parity 3))",
-       {"x"}, {kX}},
+       {"x"},
+       {kX}},
       {"tensor_algebra",
        "(define A (mat (list 2 x) (list 0.5 3)))\n(define v (vec x 1))\n"
        "(+ (vsum (matvec A v)) (dot v v) (trace (outer v v)) (det A) (logdet A) (norm v) (ref A 0 1)"
        " (vsum (scale x (transpose A))) (vsum (inv A)) (vsum (solve A v)) (vsum (cholesky (matmul A (transpose A)))))",
-       {"x"}, {kX}},
+       {"x"},
+       {kX}},
       {"tensor_value", "(+ (scale x (vec 1 2 3)) (vec 1 x 2))", {"x"}, {kX}},
       {"tensor_elementwise", "(vsum (/ (* (- (vec x 2) 1) (vec 3 x)) 2))", {"x"}, {kX}},
       {"kalman_step",
@@ -78,21 +87,30 @@ const std::vector<Case>& corpus() {
        "         (e (- (vec y) (matvec H m1))) (Si (inv S)))\n"
        "    (* -0.5 (+ (logdet S) (dot e (matvec Si e))))))\n"
        "(step (vec 0 1) (eye 2) y)",
-       {"q", "r", "y"}, {{0.1, 0.2, 0.3}, {0.5, 1.0, 2.0}, {0.4, -1.0, 2.5}}},
+       {"q", "r", "y"},
+       {{0.1, 0.2, 0.3}, {0.5, 1.0, 2.0}, {0.4, -1.0, 2.5}}},
       // Lanes that disagree inside a primitive without a torch rule (the native rule per lane), and
       // a letrec* box made before a split and written after it (mce.scm's frames of boxes).
-      {"list_ref_by_lane", "(* x (list-ref (list 10 x (* 2 x) 4) i))", {"i", "x"}, {{0, 1, 2, 3}, {0.5, 1.5, 2.5, 3.5}}},
-      {"assv_by_lane", "(+ (cdr (assv k (list (cons 1 10) (cons 2 x) (cons 3 (* x x))))) (if (equal? (list x 1) (list 2.5 1)) 100 0))",
-       {"k", "x"}, {{1, 2, 3, 2}, {0.5, 2.5, 3.5, 1.0}}},
+      {"list_ref_by_lane",
+       "(* x (list-ref (list 10 x (* 2 x) 4) i))",
+       {"i", "x"},
+       {{0, 1, 2, 3}, {0.5, 1.5, 2.5, 3.5}}},
+      {"assv_by_lane",
+       "(+ (cdr (assv k (list (cons 1 10) (cons 2 x) (cons 3 (* x x))))) (if (equal? (list x 1) (list 2.5 1)) 100 0))",
+       {"k", "x"},
+       {{1, 2, 3, 2}, {0.5, 2.5, 3.5, 1.0}}},
       // assoc and member: the comparison form's scan splits at the comparison (a library procedure), the
       // 2-argument form's native equal? search reads the per-lane key inside its list argument.
       {"assoc_member_by_lane",
        "(+ (cadr (assoc k (list (list 1 10) (list 2 x) (list 3 (* x x))) =))"
        " (apply + (member x (list 0.5 1.5 2.5 (* 2 x)) <))"
        " (cdr (assoc (list k) (list (cons (list 1) x) (cons (list 2) 3) (cons (list 3) (* 3 x))))))",
-       {"k", "x"}, {{1, 2, 3, 2}, {0.5, 2.5, 3.5, 1.0}}},
-      {"letrec_split", "(define (f y) (define a (if (< y 1) (* y 2) (* y 3))) (define (g z) (* z a)) (g a))\n(f x)",
-       {"x"}, {{0.5, 1.5, 0.25, 3.0}}},
+       {"k", "x"},
+       {{1, 2, 3, 2}, {0.5, 2.5, 3.5, 1.0}}},
+      {"letrec_split",
+       "(define (f y) (define a (if (< y 1) (* y 2) (* y 3))) (define (g z) (* z a)) (g a))\n(f x)",
+       {"x"},
+       {{0.5, 1.5, 0.25, 3.0}}},
       {"apply_max", "(+ (apply max (list x 1 2)) (apply min x (list 1.5 2)))", {"x"}, {kX}},
       {"closure_env", "(define (adder n) (lambda (y) (+ y n x)))\n(* ((adder 3) x) ((adder x) 2))", {"x"}, {kX}},
   };
@@ -129,14 +147,13 @@ void expectSame(const LaneEvaluation& a, const LaneEvaluation& b, double rel, co
   EXPECT_EQ(a.gradientKeys, b.gradientKeys) << what;
   for (size_t lane = 0; lane < a.value.size(); ++lane) {
     auto ga = a.laneGradient(lane), gb = b.laneGradient(lane);
-    EXPECT_TRUE(close(a.value[lane], b.value[lane], rel)) << what << " lane " << lane << ": " << a.value[lane]
-                                                          << " vs " << b.value[lane];
+    EXPECT_TRUE(close(a.value[lane], b.value[lane], rel))
+        << what << " lane " << lane << ": " << a.value[lane] << " vs " << b.value[lane];
     ASSERT_EQ(ga.size(), gb.size()) << what;
     for (size_t k = 0; k < ga.size(); ++k) {
       EXPECT_EQ(ga[k].first, gb[k].first) << what;
       EXPECT_TRUE(close(ga[k].second, gb[k].second, rel))
-          << what << " lane " << lane << " d/d" << ga[k].first << ": " << ga[k].second
-          << " vs " << gb[k].second;
+          << what << " lane " << lane << " d/d" << ga[k].first << ": " << ga[k].second << " vs " << gb[k].second;
     }
   }
 }
@@ -263,8 +280,8 @@ INSTANTIATE_TEST_SUITE_P(Routes, TensorErrors, ::testing::Values(Route::Direct, 
 
 TEST(TensorLayout14, AgreesWithNativeLaneForLane) {
   const std::vector<double> xs = {0.5, -2.0, 3.25};
-  for (const char* src : {"(* 2 x)", "(cons x (* 2 x))", "(list 'a x)", "(lambda (y) (* x y))", "(vec x 1)",
-                          "(< x 1)", "car", "'sym", "\"text\""}) {
+  for (const char* src : {"(* 2 x)", "(cons x (* 2 x))", "(list 'a x)", "(lambda (y) (* x y))", "(vec x 1)", "(< x 1)",
+                          "car", "'sym", "\"text\""}) {
     auto p = Program::fromText(src, test::kProgFile);
     ASSERT_TRUE(p) << src;
     EvalOptions o;
@@ -311,7 +328,8 @@ TEST(TensorLikeNative, OneEvaluationHasTheNativeInterfaceTensorEntriesIncluded) 
       EXPECT_LE(std::fabs(tensor->tensor[k] - native->tensor[k]), 1e-12 * scale)
           << tensor->tensor[k] << " vs " << native->tensor[k];
     ASSERT_EQ(tensor->gradient.size(), native->gradient.size());
-    for (size_t k = 0; k < native->gradient.size(); ++k) EXPECT_EQ(tensor->gradient[k].first, native->gradient[k].first);
+    for (size_t k = 0; k < native->gradient.size(); ++k)
+      EXPECT_EQ(tensor->gradient[k].first, native->gradient[k].first);
   }
 }
 

@@ -17,7 +17,7 @@ struct ManifestError {
   std::string message;
 };
 
-const std::set<std::string> kPairKeys = {"name",   "file",        "family",       "bind",   "wrt", "literals",
+const std::set<std::string> kPairKeys = {"name",   "file",        "family",       "bind",   "wrt",  "literals",
                                          "expect", "closed_form", "closed_value", "routes", "note", "lanes"};
 
 // Names one pair in messages: "pair 3 (physics/kinetic_energy/1)".

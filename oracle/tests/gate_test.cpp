@@ -14,9 +14,9 @@
 #include <stdexcept>
 #include <string>
 
+#include "dmci/tests/support/WrappedEngine.h"
 #include "oracle/gate/Manifest.h"
 #include "oracle/gate/Summary.h"
-#include "dmci/tests/support/WrappedEngine.h"
 #include "prims/PrimTable.h"
 #include "reports/ErrorHistogram.h"
 #include "reports/GateReport.h"
@@ -384,7 +384,8 @@ TEST(Gate, AnEngineAddedToTheRegistryRunsACorpusPairThroughTheGate) {
 TEST(Manifest, LanesNameBoundParametersWithListsOfOneLength) {
   auto parse = [](const std::string& lanes) {
     return parseManifest(manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 1, "y": 2},
-                                          "wrt": ["x"], "lanes": )" + lanes + "}"),
+                                          "wrt": ["x"], "lanes": )" +
+                                      lanes + "}"),
                          "d", "d/manifest.json");
   };
   auto ok = parse(R"({"x": [1, 2, 3], "y": [4, 5, 6]})");

@@ -261,8 +261,8 @@ namespace {
 // --- random rounding: how far rounding to double can move a value ---
 
 TEST(RoundingSpread, IsZeroWhenEveryResultIsADouble) {
-  auto s = roundingSpread(*Program::fromText("(define (f n) (if (= n 0) 0 (+ 2.5 (f (- n 1))))) (* 4 (f 10))", "p.scm"),
-                          {});
+  auto s =
+      roundingSpread(*Program::fromText("(define (f n) (if (= n 0) 0 (+ 2.5 (f (- n 1))))) (* 4 (f 10))", "p.scm"), {});
   ASSERT_TRUE(s) << s.error().str();
   EXPECT_EQ(*s, 0.0);
 }

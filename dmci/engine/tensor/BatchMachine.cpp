@@ -48,8 +48,10 @@ std::vector<GroupEnd> BatchMachine::call(const Value& f, const std::vector<Value
   Outcome result;
   try {
     if (!enter(root, f, root.block, root.pc, root.base, root.env, result)) {
-      if (result.classes.empty()) complete(root, result.value, {true, 0});
-      else splitAt(root, result, {true, 0});
+      if (result.classes.empty())
+        complete(root, result.value, {true, 0});
+      else
+        splitAt(root, result, {true, 0});
       return drain();
     }
   } catch (const DmciError& e) {
@@ -69,7 +71,8 @@ void BatchMachine::begin() {
   rt_.startClock();
 }
 
-// Runs groups until none is left; an error ends its group, and groups whose lanes all come after an earlier error are dropped.
+// Runs groups until none is left; an error ends its group, and groups whose lanes all come after an earlier error are
+// dropped.
 std::vector<GroupEnd> BatchMachine::drain() {
   while (!queue_.empty()) {
     Group g = std::move(queue_.back());
@@ -180,8 +183,7 @@ Outcome BatchMachine::primCall(Group& g, int id, const Value* a, int argc) {
   return applyPrim(rt_, store_, g.set, id, a, argc);
 }
 
-bool BatchMachine::enter(Group& g, Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env,
-                         Outcome& result) {
+bool BatchMachine::enter(Group& g, Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Outcome& result) {
   auto applyPrim = [&](int id, const Value* a, int argc) { result = primCall(g, id, a, argc); };
   if (!instr::resolveClosure(rt_, f, args_, FirstLane{rt_, store_, g.set}, applyPrim)) return false;
   instr::openFrame(rt_, g_.blocks[static_cast<size_t>(f.code)], g.stack, base, g.frames.size(), args_);
@@ -226,11 +228,21 @@ void BatchMachine::loop(Group& g) {
     if ((++stats_.steps & 0xFFFF) == 0 && rt_.outOfTime()) rt_.budgetExceeded("time");
     Value* s = g.stack.data() + base;
     switch (in.op) {
-      case Op::Const: s[in.dst] = consts_[static_cast<size_t>(in.a)]; break;
-      case Op::Move: s[in.dst] = s[in.a]; break;
-      case Op::Env: s[in.dst] = rt_.heap[static_cast<size_t>(env + in.a)]; break;
-      case Op::Param: s[in.dst] = params_[static_cast<size_t>(in.a)]; break;
-      case Op::PrimRef: s[in.dst] = Value::make(Tag::Prim, in.a); break;
+      case Op::Const:
+        s[in.dst] = consts_[static_cast<size_t>(in.a)];
+        break;
+      case Op::Move:
+        s[in.dst] = s[in.a];
+        break;
+      case Op::Env:
+        s[in.dst] = rt_.heap[static_cast<size_t>(env + in.a)];
+        break;
+      case Op::Param:
+        s[in.dst] = params_[static_cast<size_t>(in.a)];
+        break;
+      case Op::PrimRef:
+        s[in.dst] = Value::make(Tag::Prim, in.a);
+        break;
       case Op::Prim:
       case Op::Prim1:
       case Op::Prim2: {
@@ -244,8 +256,12 @@ void BatchMachine::loop(Group& g) {
         complete(g, o.value, {false, in.dst});
         continue;
       }
-      case Op::Closure: s[in.dst] = instr::makeClosure(rt_, in, s); break;
-      case Op::Sibling: s[in.dst] = Value::make(Tag::Closure, env, in.a); break;
+      case Op::Closure:
+        s[in.dst] = instr::makeClosure(rt_, in, s);
+        break;
+      case Op::Sibling:
+        s[in.dst] = Value::make(Tag::Closure, env, in.a);
+        break;
       case Op::Call:
       case Op::Apply:
       case Op::TailCall:
@@ -255,17 +271,26 @@ void BatchMachine::loop(Group& g) {
       case Op::Return:
         if (!complete(g, s[in.a], {true, 0})) return;
         continue;
-      case Op::Jump: pc = in.a; continue;
+      case Op::Jump:
+        pc = in.a;
+        continue;
       case Op::JumpIfFalse:
         if (s[in.a].isFalse()) {
           pc = in.b;
           continue;
         }
         break;
-      case Op::BoxNew: s[in.dst] = instr::newBox(rt_); break;
-      case Op::BoxSet: writeBox(g, s[in.a].i, s[in.b]); break;
-      case Op::BoxGet: s[in.dst] = instr::boxContent(g_, in, readBox(g, s[in.a].i)); break;
-      case Op::Unbound: instr::unbound(g_, in.a);
+      case Op::BoxNew:
+        s[in.dst] = instr::newBox(rt_);
+        break;
+      case Op::BoxSet:
+        writeBox(g, s[in.a].i, s[in.b]);
+        break;
+      case Op::BoxGet:
+        s[in.dst] = instr::boxContent(g_, in, readBox(g, s[in.a].i));
+        break;
+      case Op::Unbound:
+        instr::unbound(g_, in.a);
     }
     ++pc;
   }

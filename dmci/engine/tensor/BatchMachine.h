@@ -50,7 +50,7 @@ class BatchMachine {
     std::vector<Value> stack;
     std::vector<Frame> frames;
     int32_t block = -1, pc = 0, base = 0, env = -1;
-    size_t heapFloor = 0;                         // cells below it were made by ancestors
+    size_t heapFloor = 0;                          // cells below it were made by ancestors
     std::vector<std::pair<int32_t, Value>> boxes;  // ancestors' boxes this group has written
     int32_t userNode = -1, userCallBlock = -1, userCallPc = 0;
     uint64_t steps = 0;

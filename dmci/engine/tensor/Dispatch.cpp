@@ -73,7 +73,8 @@ Outcome classify(Runtime& rt, LaneStore& store, int32_t set, std::vector<Value>&
                  const std::vector<std::pair<bool, Error>>& err) {
   size_t n = res.size();
   bool allConstants = true;
-  for (size_t k = 0; k < n; ++k) allConstants = allConstants && !err[k].first && res[k].tag == Tag::Real && res[k].i < 0;
+  for (size_t k = 0; k < n; ++k)
+    allConstants = allConstants && !err[k].first && res[k].tag == Tag::Real && res[k].i < 0;
   if (allConstants) {
     std::vector<double> nums(n);
     bool same = true;
@@ -113,7 +114,8 @@ void patchLane(Runtime& rt, const std::vector<Site>& where, std::map<int32_t, st
     if (s.kind == Site::Argument) args[static_cast<size_t>(s.where)].num = d[pos];
     if (s.kind == Site::Cell) rt.heap[static_cast<size_t>(s.where)].num = d[pos];
     if (s.kind == Site::TensorData)
-      std::copy(d.begin() + static_cast<std::ptrdiff_t>(pos * width), d.begin() + static_cast<std::ptrdiff_t>((pos + 1) * width),
+      std::copy(d.begin() + static_cast<std::ptrdiff_t>(pos * width),
+                d.begin() + static_cast<std::ptrdiff_t>((pos + 1) * width),
                 rt.tensorData.begin() + static_cast<std::ptrdiff_t>(rt.tensors[static_cast<size_t>(s.where)].data));
   }
 }
@@ -123,7 +125,8 @@ bool sameInEveryLane(const std::map<int32_t, std::vector<double>>& data, size_t 
   for (const auto& [slot, d] : data) {
     size_t width = d.size() / lanes;
     for (size_t k = 1; k < lanes; ++k)
-      if (!std::equal(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(width), d.begin() + static_cast<std::ptrdiff_t>(k * width)))
+      if (!std::equal(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(width),
+                      d.begin() + static_cast<std::ptrdiff_t>(k * width)))
         return false;
   }
   return true;

@@ -7,8 +7,8 @@
 #include <cmath>
 #include <limits>
 #include <thread>
-#include <vector>
 #include <unordered_set>
+#include <vector>
 
 #include "engine/Layout14.h"
 #include "engine/tensor/LaneTensors.h"
@@ -76,19 +76,22 @@ double triadBandwidth(const std::string& device, bool float32, int64_t elements,
                   .device(device == "cuda" ? at::Device(at::kCUDA, 0) : at::Device(at::kCPU));
   double best = 0;
   {  // LibTorch's tensors are freed before the plain loop allocates its own
-    at::Tensor a = at::full({elements}, 1.0, opts), b = at::full({elements}, 2.0, opts), c = at::empty({elements}, opts);
+    at::Tensor a = at::full({elements}, 1.0, opts), b = at::full({elements}, 2.0, opts),
+               c = at::empty({elements}, opts);
     for (int r = 0; r <= repeats; ++r) {  // run 0 warms up (first touch, allocation, kernel load)
       auto t0 = std::chrono::steady_clock::now();
       at::add_out(c, a, b, 3.0);
       volatile double sink = c[elements - 1].item<double>();  // waits for the device
       (void)sink;
       double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-      if (r > 0 && s > 0) best = std::max(best, 3.0 * static_cast<double>(elements) * static_cast<double>(c.element_size()) / s);
+      if (r > 0 && s > 0)
+        best = std::max(best, 3.0 * static_cast<double>(elements) * static_cast<double>(c.element_size()) / s);
     }
   }
   // On the CPU, LibTorch's own kernel need not reach the memory's bandwidth (how it splits the work and
   // vectorises differs between builds); the machine's bandwidth is the better of it and a plain loop.
-  if (device == "cpu") best = std::max(best, float32 ? plainTriad<float>(elements, repeats) : plainTriad<double>(elements, repeats));
+  if (device == "cpu")
+    best = std::max(best, float32 ? plainTriad<float>(elements, repeats) : plainTriad<double>(elements, repeats));
   return best;
 }
 
@@ -368,8 +371,9 @@ std::vector<std::array<double, 14>> LaneStore::layout14(Runtime& rt, const std::
     if (shown.tag == Tag::Real && shown.i >= 0) shown = Value::real(0.0);
     Layout14 u = toLayout14(rt, shown);
     std::vector<double> row(u.begin(), u.end());
-    at::Tensor block =
-        at::from_blob(row.data(), {1, kLayoutWidth}, at::TensorOptions().dtype(at::kDouble)).to(im.real).repeat({c.n, 1});
+    at::Tensor block = at::from_blob(row.data(), {1, kLayoutWidth}, at::TensorOptions().dtype(at::kDouble))
+                           .to(im.real)
+                           .repeat({c.n, 1});
     if (e.value.tag == Tag::Real && e.value.i >= 0) {
       at::Tensor cols = at::zeros({c.n, kLayoutWidth}, im.real);
       cols.select(1, 10).fill_(1.0);
@@ -383,7 +387,8 @@ std::vector<std::array<double, 14>> LaneStore::layout14(Runtime& rt, const std::
   std::vector<double> h = im.read(all);
   std::vector<std::array<double, 14>> out(h.size() / kLayoutWidth);
   for (size_t k = 0; k < out.size(); ++k)
-    for (int j = 0; j < kLayoutWidth; ++j) out[k][static_cast<size_t>(j)] = h[k * kLayoutWidth + static_cast<size_t>(j)];
+    for (int j = 0; j < kLayoutWidth; ++j)
+      out[k][static_cast<size_t>(j)] = h[k * kLayoutWidth + static_cast<size_t>(j)];
   return out;
 }
 

@@ -24,8 +24,8 @@ struct Entry {
 struct LaneSet {
   int32_t parent = -1;
   int64_t n = 0;
-  std::vector<int64_t> lanes;  // global lane ids, ascending
-  at::Tensor inParent;         // positions in the parent's lanes (int64, on the device)
+  std::vector<int64_t> lanes;                            // global lane ids, ascending
+  at::Tensor inParent;                                   // positions in the parent's lanes (int64, on the device)
   std::unordered_map<int32_t, at::Tensor> fromAncestor;  // ancestor set -> positions in it
   std::unordered_map<int32_t, at::Tensor> aligned;       // slot -> its tensor indexed by this set
 };

@@ -50,9 +50,7 @@ void needNumbers(Ctx& c, const char* name, const Value* a, int argc) {
 }
 
 // A number as a full [n] tensor of the lanes' dtype (for ops that do not take a 0-dim CPU scalar).
-at::Tensor full(Ctx& c, const Value& v) {
-  return v.i >= 0 ? c.num(v) : at::full({c.n}, v.num, c.im.real);
-}
+at::Tensor full(Ctx& c, const Value& v) { return v.i >= 0 ? c.num(v) : at::full({c.n}, v.num, c.im.real); }
 
 // --- + - * / : a left fold of one binary op; tensors elementwise, a number broadcast ---
 
@@ -63,19 +61,27 @@ std::string shapeName(const TensorRec& r) {
 
 at::Tensor binaryOp(char op, const at::Tensor& x, const at::Tensor& y) {
   switch (op) {
-    case '+': return at::add(x, y);
-    case '-': return at::sub(x, y);
-    case '*': return at::mul(x, y);
-    default: return at::div(x, y);
+    case '+':
+      return at::add(x, y);
+    case '-':
+      return at::sub(x, y);
+    case '*':
+      return at::mul(x, y);
+    default:
+      return at::div(x, y);
   }
 }
 
 double uniformOp(char op, double x, double y) {
   switch (op) {
-    case '+': return x + y;
-    case '-': return x - y;
-    case '*': return x * y;
-    default: return x / y;
+    case '+':
+      return x + y;
+    case '-':
+      return x - y;
+    case '*':
+      return x * y;
+    default:
+      return x / y;
   }
 }
 
@@ -89,7 +95,8 @@ Value combine(Ctx& c, char op, const Value& x, const Value& y) {
   if (xt && yt) {
     const TensorRec &rx = c.rt.tensors[static_cast<size_t>(x.i)], &ry = c.rt.tensors[static_cast<size_t>(y.i)];
     if (rx.rank != ry.rank || rx.rows != ry.rows || rx.cols != ry.cols)
-      throw DmciError(ErrorKind::Type, std::string(1, op) + ": shapes differ: " + shapeName(rx) + " and " + shapeName(ry));
+      throw DmciError(ErrorKind::Type,
+                      std::string(1, op) + ": shapes differ: " + shapeName(rx) + " and " + shapeName(ry));
   }
   at::Tensor a = xt ? c.ten(x) : c.numFor3d(x), b = yt ? c.ten(y) : c.numFor3d(y);
   return c.tensor(c.rt.tensors[static_cast<size_t>(xt ? x.i : y.i)].rank, binaryOp(op, a, b));
@@ -100,7 +107,8 @@ Outcome arithmetic(Ctx& c, const Value* a, int argc) {
   static const char name[2] = {Op, '\0'};
   for (int k = 0; k < argc; ++k)
     if (a[k].tag != Tag::Real && a[k].tag != Tag::Tensor) typeError(c, name, k, a[k], "a number");
-  if (argc == 1 && (Op == '-' || Op == '/')) return Outcome::of(combine(c, Op, Value::real(Op == '-' ? 0.0 : 1.0), a[0]));
+  if (argc == 1 && (Op == '-' || Op == '/'))
+    return Outcome::of(combine(c, Op, Value::real(Op == '-' ? 0.0 : 1.0), a[0]));
   Value acc = a[0];
   for (int k = 1; k < argc; ++k) acc = combine(c, Op, acc, a[k]);
   return Outcome::of(acc);
@@ -131,7 +139,11 @@ Outcome compare(Ctx& c, const Value* a, int argc) {
   for (int k = 1; k < argc; ++k) {
     if (a[k - 1].i < 0 && a[k].i < 0) continue;
     at::Tensor x = c.num(a[k - 1]), y = c.num(a[k]);
-    at::Tensor h = Cmp == 0 ? at::eq(x, y) : Cmp == 1 ? at::lt(x, y) : Cmp == 2 ? at::gt(x, y) : Cmp == 3 ? at::le(x, y) : at::ge(x, y);
+    at::Tensor h = Cmp == 0   ? at::eq(x, y)
+                   : Cmp == 1 ? at::lt(x, y)
+                   : Cmp == 2 ? at::gt(x, y)
+                   : Cmp == 3 ? at::le(x, y)
+                              : at::ge(x, y);
     all = at::logical_and(all, h);
   }
   return c.truth(all);
@@ -174,9 +186,30 @@ Outcome integerDivision(Ctx& c, const Value* a, int) {
 
 // --- the elementary functions ---
 
-enum class Fn { Abs, Floor, Ceiling, Round, Truncate, Square, Exp, Log, Sqrt, Expt, Sin, Cos, Tan, Asin, Acos, Atan, Tanh, Sigmoid, Softplus };
-constexpr const char* kFnNames[] = {"abs", "floor", "ceiling", "round", "truncate", "square", "exp", "log", "sqrt", "expt",
-                                    "sin", "cos", "tan", "asin", "acos", "atan", "tanh", "sigmoid", "softplus"};
+enum class Fn {
+  Abs,
+  Floor,
+  Ceiling,
+  Round,
+  Truncate,
+  Square,
+  Exp,
+  Log,
+  Sqrt,
+  Expt,
+  Sin,
+  Cos,
+  Tan,
+  Asin,
+  Acos,
+  Atan,
+  Tanh,
+  Sigmoid,
+  Softplus
+};
+constexpr const char* kFnNames[] = {"abs",  "floor", "ceiling", "round",   "truncate", "square", "exp",
+                                    "log",  "sqrt",  "expt",    "sin",     "cos",      "tan",    "asin",
+                                    "acos", "atan",  "tanh",    "sigmoid", "softplus"};
 constexpr LaneKernel kFnKernels[] = {LaneKernel::Abs,      LaneKernel::Floor,   LaneKernel::Ceiling, LaneKernel::Round,
                                      LaneKernel::Truncate, LaneKernel::Square,  LaneKernel::Exp,     LaneKernel::Log,
                                      LaneKernel::Sqrt,     LaneKernel::Expt,    LaneKernel::Sin,     LaneKernel::Cos,
@@ -186,18 +219,30 @@ static_assert(std::size(kFnKernels) == std::size(kFnNames));
 
 at::Tensor unaryFn(Fn f, const at::Tensor& x) {
   switch (f) {
-    case Fn::Abs: return at::abs(x);
-    case Fn::Floor: return at::floor(x).detach();
-    case Fn::Ceiling: return at::ceil(x).detach();
-    case Fn::Round: return at::round(x).detach();
-    case Fn::Truncate: return at::trunc(x).detach();
-    case Fn::Square: return at::mul(x, x);
-    case Fn::Exp: return at::exp(x);
-    case Fn::Log: return at::log(x);
-    case Fn::Sqrt: return at::sqrt(x);
-    case Fn::Sin: return at::sin(x);
-    case Fn::Cos: return at::cos(x);
-    case Fn::Tan: return at::tan(x);
+    case Fn::Abs:
+      return at::abs(x);
+    case Fn::Floor:
+      return at::floor(x).detach();
+    case Fn::Ceiling:
+      return at::ceil(x).detach();
+    case Fn::Round:
+      return at::round(x).detach();
+    case Fn::Truncate:
+      return at::trunc(x).detach();
+    case Fn::Square:
+      return at::mul(x, x);
+    case Fn::Exp:
+      return at::exp(x);
+    case Fn::Log:
+      return at::log(x);
+    case Fn::Sqrt:
+      return at::sqrt(x);
+    case Fn::Sin:
+      return at::sin(x);
+    case Fn::Cos:
+      return at::cos(x);
+    case Fn::Tan:
+      return at::tan(x);
     case Fn::Asin:
     case Fn::Acos: {  // the native partials, 1/sqrt((1 - x)(1 + x)), not LibTorch's 1/sqrt(1 - x^2)
       at::Tensor d = x.detach();
@@ -205,13 +250,15 @@ at::Tensor unaryFn(Fn f, const at::Tensor& x) {
       if (f == Fn::Asin) return Linearised::apply(x, x, at::asin(d), p, at::zeros_like(d));
       return Linearised::apply(x, x, at::acos(d), -p, at::zeros_like(d));
     }
-    case Fn::Atan: return at::atan(x);
+    case Fn::Atan:
+      return at::atan(x);
     case Fn::Tanh: {  // the native partial 1/cosh^2 x: LibTorch's 1 - tanh^2 x cancels for large |x|
       at::Tensor d = x.detach();
       at::Tensor c = at::cosh(d);
       return Linearised::apply(x, x, at::tanh(d), at::reciprocal(c * c), at::zeros_like(d));
     }
-    case Fn::Sigmoid: return at::sigmoid(x);
+    case Fn::Sigmoid:
+      return at::sigmoid(x);
     default: {  // softplus = max(x, 0) + log1p(e^-|x|), with the native partial sigmoid(x)
       at::Tensor d = x.detach();
       at::Tensor y = at::relu(d) + at::log1p(at::exp(-at::abs(d)));
@@ -254,12 +301,18 @@ Outcome numberTest(Ctx& c, const Value* a, int) {
     if (bad >= 0) wrongType(c.rt, names[K], 0, c.store.hydrate(c.rt, a[0], c.set, bad), "an integer");
   }
   switch (K) {
-    case 0: return c.truth(at::eq(x, 0));
-    case 1: return c.truth(at::gt(x, 0));
-    case 2: return c.truth(at::lt(x, 0));
-    case 3: return c.truth(at::eq(at::fmod(x, 2.0), 0));
-    case 4: return c.truth(at::ne(at::fmod(x, 2.0), 0));
-    default: return c.truth(integral);
+    case 0:
+      return c.truth(at::eq(x, 0));
+    case 1:
+      return c.truth(at::gt(x, 0));
+    case 2:
+      return c.truth(at::lt(x, 0));
+    case 3:
+      return c.truth(at::eq(at::fmod(x, 2.0), 0));
+    case 4:
+      return c.truth(at::ne(at::fmod(x, 2.0), 0));
+    default:
+      return c.truth(integral);
   }
 }
 

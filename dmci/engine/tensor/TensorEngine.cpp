@@ -95,7 +95,8 @@ std::vector<GroupEnd> BatchEvaluator::State::runEnds(const std::vector<std::vect
     throw DmciError(ErrorKind::Usage, "expected " + std::to_string(params.size()) + " parameter values");
   int64_t b = values.empty() ? lanes : static_cast<int64_t>(values[0].size());
   for (const auto& v : values)
-    if (static_cast<int64_t>(v.size()) != b) throw DmciError(ErrorKind::Usage, "every parameter needs one value per lane");
+    if (static_cast<int64_t>(v.size()) != b)
+      throw DmciError(ErrorKind::Usage, "every parameter needs one value per lane");
   if (b < 1) throw DmciError(ErrorKind::Usage, "a batch needs at least one lane");
   rt.resetTo(mark);
   rt.taping = false;
@@ -126,7 +127,8 @@ void BatchEvaluator::State::raiseFirstError(const std::vector<GroupEnd>& ends, b
   throw DmciError(ErrorKind::Type, "the program's value must be a number or a tensor, got " + rt.show(shown), valuePos);
 }
 
-LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots) {
+LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
+                                             const std::vector<int32_t>& paramSlots) {
   raiseFirstError(ends, true);
   // Gradient keys: wrt names in order, then literals in source order (one key per position, summed).
   std::vector<std::pair<std::string, std::vector<int32_t>>> keys;

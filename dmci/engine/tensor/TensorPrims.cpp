@@ -113,8 +113,8 @@ at::Tensor indexArg(Ctx& c, int idx, const Value& v, int64_t limit) {
     Value shown = Value::real(x);
     if (x != std::floor(x)) wrongType(c.rt, "ref", idx, shown, "an integer index");
     if (x < 0 || x >= static_cast<double>(limit))
-      throw DmciError(ErrorKind::Domain, "ref: index " + c.rt.show(shown) + " is out of range 0.." +
-                                             std::to_string(limit - 1));
+      throw DmciError(ErrorKind::Domain,
+                      "ref: index " + c.rt.show(shown) + " is out of range 0.." + std::to_string(limit - 1));
   }
   if (v.i < 0) return at::full({c.n}, static_cast<int64_t>(v.num), c.im.index);
   return c.num(v).detach().to(at::kLong);
@@ -220,10 +220,11 @@ int64_t singularLane(Ctx& c, const at::Tensor& info, const at::Tensor& result) {
 // value is at most n·ε times its largest, as the native engine decides (prims/TensorLinalg.cpp).
 int64_t singularLane(Ctx& c, const at::Tensor& A, const at::Tensor& info, const at::Tensor& result) {
   const int64_t n = A.size(-1);
-  const double eps = A.scalar_type() == at::kFloat ? std::numeric_limits<float>::epsilon()
-                                                   : std::numeric_limits<double>::epsilon();
+  const double eps =
+      A.scalar_type() == at::kFloat ? std::numeric_limits<float>::epsilon() : std::numeric_limits<double>::epsilon();
   at::Tensor sv = at::linalg_svdvals(A.detach());  // descending
-  at::Tensor rankDeficient = at::logical_not(at::gt(sv.select(-1, n - 1), sv.select(-1, 0) * (static_cast<double>(n) * eps)));
+  at::Tensor rankDeficient =
+      at::logical_not(at::gt(sv.select(-1, n - 1), sv.select(-1, 0) * (static_cast<double>(n) * eps)));
   at::Tensor finite = at::isfinite(result.detach()).reshape({result.size(0), -1}).all(1);
   at::Tensor bad = at::logical_or(at::ne(info, 0), at::logical_not(finite));
   return c.firstWhere(at::logical_or(bad, rankDeficient).expand({c.n}));
