@@ -14,8 +14,8 @@ namespace {
 using props::CampaignReport;
 using json = nlohmann::ordered_json;
 
-double pct(uint64_t k, uint64_t n) { return n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0; }
-double rate(const CampaignReport& r) { return r.seconds > 0 ? static_cast<double>(r.cases) / r.seconds : 0.0; }
+double pct(uint64_t k, uint64_t n) { return percent(k, n); }
+double rate(const CampaignReport& r) { return casesPerSecond(r); }
 
 json failureJson(const props::Failure& f) {
   json seed = json::object();
@@ -113,6 +113,12 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
 }
 
 }  // namespace
+
+double percent(uint64_t k, uint64_t n) { return n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0; }
+
+double casesPerSecond(const CampaignReport& r) {
+  return r.seconds > 0 ? static_cast<double>(r.cases) / r.seconds : 0.0;
+}
 
 std::optional<std::string> writeFuzzReports(const CampaignReport& r, const std::string& jsonPath,
                                             const std::string& mdPath) {

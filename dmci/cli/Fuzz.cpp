@@ -21,9 +21,6 @@ using props::CampaignReport;
 using json = nlohmann::ordered_json;
 constexpr int kOk = 0, kFailed = 1, kUsage = 2;
 
-double pct(uint64_t k, uint64_t n) { return n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0; }
-double rate(const CampaignReport& r) { return r.seconds > 0 ? static_cast<double>(r.cases) / r.seconds : 0.0; }
-
 bool parseShard(const std::string& s, int& shard, int& shards) {
   auto slash = s.find('/');
   if (slash == std::string::npos) return false;
@@ -42,7 +39,7 @@ void progressLine(const CampaignReport& r, const props::CampaignOptions& o) {
   std::fprintf(stderr, "\r[%3.0f%%] %llu cases, %llu failed, %llu nondiff, %.1f cases/s\x1b[K",
                total > 0 ? 100.0 * done / total : 0.0, static_cast<unsigned long long>(r.cases),
                static_cast<unsigned long long>(r.failed), static_cast<unsigned long long>(r.nondifferentiable),
-               rate(r));
+               reports::casesPerSecond(r));
 }
 
 }  // namespace
@@ -123,9 +120,9 @@ int fuzzCommand(const FuzzArgs& a) {
   std::printf(
       "dmci fuzz: seed %llu: %llu cases in %.1f s (%.1f cases/s), %.1f%% recursive, %.1f%% higher-order, "
       "%llu nondifferentiable, %llu failed\n",
-      static_cast<unsigned long long>(r.seed), static_cast<unsigned long long>(r.cases), r.seconds, rate(r),
-      pct(r.recursive, r.cases), pct(r.higherOrder, r.cases), static_cast<unsigned long long>(r.nondifferentiable),
-      static_cast<unsigned long long>(r.failed));
+      static_cast<unsigned long long>(r.seed), static_cast<unsigned long long>(r.cases), r.seconds,
+      reports::casesPerSecond(r), reports::percent(r.recursive, r.cases), reports::percent(r.higherOrder, r.cases),
+      static_cast<unsigned long long>(r.nondifferentiable), static_cast<unsigned long long>(r.failed));
   return r.failed ? kFailed : kOk;
 }
 

@@ -2,10 +2,9 @@
 // on any engine.
 #pragma once
 #include <CLI/CLI.hpp>
+#include <functional>
 
 namespace dmci::cli {
-
-struct RunArgs;
 
 // Adds `run` (gradient = false) or `grad` (gradient = true); the returned function runs the parsed command.
 std::function<int()> addRunCommand(CLI::App& app, bool gradient);
