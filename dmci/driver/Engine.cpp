@@ -54,6 +54,7 @@ struct Registry {
   std::vector<std::string> order;
   std::map<std::string, std::function<std::unique_ptr<Engine>()>> makers;
   std::map<std::string, std::unique_ptr<Engine>> engines;
+  std::vector<std::unique_ptr<Engine>> retired;     // made from a registration that was later replaced
   std::map<std::string, std::string> pluginErrors;  // a plugin that failed to open: why
 };
 
@@ -124,7 +125,11 @@ void registerEngine(const std::string& name, std::function<std::unique_ptr<Engin
   std::lock_guard<std::mutex> lock(r.mu);
   if (!r.makers.count(name)) r.order.push_back(name);
   r.makers[name] = std::move(make);
-  r.engines.erase(name);
+  // An engine made from the old registration may still be in use: it is kept, not destroyed.
+  if (auto it = r.engines.find(name); it != r.engines.end()) {
+    r.retired.push_back(std::move(it->second));
+    r.engines.erase(it);
+  }
 }
 
 Result<Engine*> engineNamed(const std::string& name) {
@@ -143,6 +148,8 @@ Result<Engine*> engineNamed(const std::string& name) {
     lock.unlock();  // the plugin's initialisers call registerEngine
     std::string why = openPlugin(name);
     lock.lock();
+    // Another thread may have opened the plugin and made the engine meanwhile.
+    if (auto it = r.engines.find(name); it != r.engines.end()) return it->second.get();
     if (why.empty() && !r.makers.count(name))
       why = "the " + name + " engine's plugin registered no engine '" + name + "'";
     if (!why.empty()) {
