@@ -37,7 +37,7 @@ int compileCommand(const std::string& file, const std::string& out, const std::v
                          false);
     g = compileMce();
   } else {
-    auto program = file == "-" ? Program::fromStream(std::cin, "<stdin>") : Program::fromFile(file);
+    auto program = Program::fromFile(file);
     if (!program) return reportError(program.error(), false);
     g = program->compile(params.empty() ? program->freeParameters() : params);
   }
@@ -77,7 +77,7 @@ int primsCommand(bool asJson) {
 }
 
 int expandCommand(const std::string& file) {
-  auto program = file == "-" ? Program::fromStream(std::cin, "<stdin>") : Program::fromFile(file);
+  auto program = Program::fromFile(file);
   if (!program) return reportError(program.error(), false);
   std::cout << print(*program->core()) << "\n";
   return kOk;

@@ -58,7 +58,6 @@ Result<Program> loadProgram(const RunArgs& a) {
     throw UsageError{"give a program file or -e EXPR, not both (got " + a.file + ")"};
   if (!a.expr.empty()) return Program::fromText(a.expr, "<expr>");
   if (a.file.empty()) throw UsageError{"no program: give a file, - for standard input, or -e EXPR"};
-  if (a.file == "-") return Program::fromStream(std::cin, "<stdin>");
   return Program::fromFile(a.file);
 }
 
@@ -80,6 +79,7 @@ Result<EvalOptions> evalOptions(const RunArgs& a) {
   EvalOptions o;
   o.route = *parseRoute(a.via);
   o.gradient = a.gradient;
+  o.anyValue = true;  // run prints any value (grad still needs a number or a tensor)
   o.budget = Budget{a.steps, a.heap, a.seconds};
   o.threads = a.threads;
   o.tensor = {a.device, a.float32};
@@ -113,12 +113,7 @@ json countersJson(const Counters& c) {
 json valueJson(const Evaluation& ev) {
   if (ev.isData()) return json::parse(ev.json);
   if (!ev.isTensor) return jsonNumber(ev.value);
-  if (ev.rank == 1) return jsonNumbers(ev.tensor);
-  json rows = json::array();
-  for (int i = 0; i < ev.rows; ++i)
-    rows.push_back(
-        jsonNumbers(std::vector<double>(ev.tensor.begin() + i * ev.cols, ev.tensor.begin() + (i + 1) * ev.cols)));
-  return rows;
+  return tensorJson(ev.rank, ev.rows, ev.cols, ev.tensor.data());
 }
 
 int printOne(const RunArgs& a, const Evaluation& ev) {

@@ -27,6 +27,10 @@ std::vector<std::pair<std::string, double>> LaneEvaluation::laneGradient(size_t 
   return out;
 }
 
+Error notANumberOrTensor(const std::string& shown, SrcPos pos) {
+  return Error{ErrorKind::Type, "the program's value must be a number or a tensor, got " + shown, pos};
+}
+
 Evaluation LaneEvaluation::lane(size_t l) const {
   Evaluation ev;
   ev.value = value[l];

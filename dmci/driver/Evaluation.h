@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/Machine.h"  // RunStats
+#include "syntax/Error.h"
 
 namespace dmci {
 
@@ -60,5 +61,9 @@ struct LaneEvaluation {
   // One lane as a single run's result (value, tensor entries and gradient; the batch's counters).
   Evaluation lane(size_t lane) const;
 };
+
+// The error for a value that must be a number or a tensor and is not (`shown` as error messages quote values),
+// at the expression that gives it.
+Error notANumberOrTensor(const std::string& shown, SrcPos pos);
 
 }  // namespace dmci

@@ -73,7 +73,9 @@ class NativeRun final : public PreparedRun {
     for (const auto& v : values) seed0.push_back(v[0]);
     auto first = first_.run(seed0);
     if (!first) return first.error();
-    if (first->isData()) return valueNotANumber(first->written);
+    // A lane's value goes into a vector of numbers: any other value is an error here even when a single run
+    // would print it.
+    if (first->isData()) return notANumberOrTensor(first->written, prepared_.valuePos);
     for (const auto& [key, g] : first->gradient) out.gradientKeys.push_back(key);
     out.value.assign(lanes, 0.0);
     out.gradient.assign(out.gradientKeys.size(), std::vector<double>(lanes, 0.0));
@@ -120,11 +122,6 @@ class NativeRun final : public PreparedRun {
   PreparedProgram prepared_;
   EvalOptions opts_;
   Evaluator first_;  // runs single seeds, lane 0, and the first thread's chunks
-
-  Error valueNotANumber(const std::string& written) const {
-    return Error{ErrorKind::Type, "the program's value must be a number or a tensor, got " + written,
-                 prepared_.valuePos};
-  }
 };
 
 class NativeEngine final : public Engine {

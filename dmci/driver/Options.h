@@ -34,6 +34,9 @@ struct EvalOptions {
   bool gradient = true;
   std::vector<std::string> wrt;  // parameter names to differentiate
   bool wrtLiterals = false;      // also every numeric literal
+  // The value may be any value (a list, a symbol...: `dmci run` prints it) when no gradient is asked for; else
+  // it must be a number or a tensor. A batch of lanes always needs numbers or tensors.
+  bool anyValue = false;
   Budget budget;
   // Heap cells a run allocates between collections (0: never collect; tests make it tiny). Native engine.
   size_t collectAfter = size_t{1} << 20;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <optional>
 #include <sstream>
 
@@ -49,9 +50,13 @@ Result<Program> Program::fromText(const std::string& text, const std::string& fi
 }
 
 Result<Program> Program::fromFile(const std::string& path) {
+  std::ostringstream s;
+  if (path == "-") {
+    s << std::cin.rdbuf();
+    return fromText(s.str(), "<stdin>");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{ErrorKind::Io, "cannot read " + path, {}};
-  std::ostringstream s;
   s << in.rdbuf();
   return fromText(s.str(), path);
 }
@@ -71,12 +76,6 @@ Result<ComputeGraph> Program::compile(const std::vector<std::string>& params) co
     if (!g) throw DmciError(g.error());
     return std::move(*g);
   });
-}
-
-Result<Program> Program::fromStream(std::istream& in, const std::string& file) {
-  std::ostringstream s;
-  s << in.rdbuf();
-  return fromText(s.str(), file);
 }
 
 Result<Evaluation> Program::evaluate(const std::vector<SeedValue>& seed, const EvalOptions& opts) const {
@@ -164,12 +163,11 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
     ev.rank = r.rank, ev.rows = r.rows, ev.cols = r.cols;
     ev.tensor.assign(rt_.tdata(out), rt_.tdata(out) + r.size());
     for (double x : ev.tensor) ev.value += x;
-  } else if (!opts_.gradient) {  // any value: `dmci run` prints it
+  } else if (opts_.anyValue && !opts_.gradient) {  // any value: `dmci run` prints it
     ev.written = writeValue(rt_, out);
     ev.json = valueJson(rt_, out);
   } else {
-    throw DmciError(ErrorKind::Type, "the program's value must be a number or a tensor, got " + rt_.show(out),
-                    valuePos_);
+    throw DmciError(notANumberOrTensor(rt_.show(out), valuePos_));
   }
   ev.stats = machine_->stats();
   ev.heapCells = rt_.heap.size();

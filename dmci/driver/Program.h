@@ -25,6 +25,7 @@ namespace dmci {
 class Program {
  public:
   static Result<Program> fromText(const std::string& text, const std::string& file);
+  // "-" reads standard input (named "<stdin>" in positions).
   static Result<Program> fromFile(const std::string& path);
 
   const ExprPtr& core() const { return core_; }
@@ -36,8 +37,6 @@ class Program {
   Result<ComputeGraph> compile(const std::vector<std::string>& params) const;
   // Runs once on the native engine (preparing on every call; use Evaluator, or an Engine's prepare, to repeat).
   Result<Evaluation> evaluate(const std::vector<SeedValue>& seed, const EvalOptions& opts) const;
-  // Reads a program from text given on the command line or standard input (named `file` in positions).
-  static Result<Program> fromStream(std::istream& in, const std::string& file);
 
  private:
   std::string file_;

@@ -111,18 +111,7 @@ json toJson(const Runtime& rt, const Value& v, int depth) {
     }
     case Tag::Tensor: {
       const TensorRec& r = rt.tensor(v);
-      const double* d = rt.tdata(v);
-      json rows = json::array();
-      if (r.rank != 2) {
-        for (int32_t k = 0; k < r.size(); ++k) rows.push_back(jsonNumber(d[k]));
-        return rows;
-      }
-      for (int32_t i = 0; i < r.rows; ++i) {
-        json row = json::array();
-        for (int32_t j = 0; j < r.cols; ++j) row.push_back(jsonNumber(d[i * r.cols + j]));
-        rows.push_back(row);
-      }
-      return rows;
+      return tensorJson(r.rank, r.rows, r.cols, rt.tdata(v));
     }
     case Tag::Prim:
       return json{{"procedure", prim(v.i).name}};
@@ -136,6 +125,20 @@ json toJson(const Runtime& rt, const Value& v, int depth) {
 std::string writeValue(const Runtime& rt, const Value& v) { return write(rt, v, 0); }
 
 std::string valueJson(const Runtime& rt, const Value& v) { return toJson(rt, v, 0).dump(); }
+
+nlohmann::ordered_json tensorJson(int rank, int rows, int cols, const double* data) {
+  json out = json::array();
+  if (rank != 2) {
+    for (int k = 0; k < rows; ++k) out.push_back(jsonNumber(data[k]));
+    return out;
+  }
+  for (int i = 0; i < rows; ++i) {
+    json row = json::array();
+    for (int j = 0; j < cols; ++j) row.push_back(jsonNumber(data[i * cols + j]));
+    out.push_back(row);
+  }
+  return out;
+}
 
 std::string writeTensor(int rank, int rows, int cols, const double* data) {
   std::string out = "#<tensor ";

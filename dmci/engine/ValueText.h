@@ -2,6 +2,7 @@
 // nested rows) and the same value as JSON (lists as arrays, a tensor as nested arrays). `dmci run` prints
 // any value through these; Runtime::show stays the short form that error messages quote.
 #pragma once
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "engine/Runtime.h"
@@ -17,5 +18,7 @@ std::string writeValue(const Runtime& rt, const Value& v);
 std::string valueJson(const Runtime& rt, const Value& v);
 // A tensor's written form from its shape and row-major entries (rank 1: `rows` entries).
 std::string writeTensor(int rank, int rows, int cols, const double* data);
+// The same tensor as JSON: an array of numbers (rank 1) or an array of rows.
+nlohmann::ordered_json tensorJson(int rank, int rows, int cols, const double* data);
 
 }  // namespace dmci

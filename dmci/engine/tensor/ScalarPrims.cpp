@@ -186,27 +186,6 @@ Outcome integerDivision(Ctx& c, const Value* a, int) {
 
 // --- the elementary functions ---
 
-enum class Fn {
-  Abs,
-  Floor,
-  Ceiling,
-  Round,
-  Truncate,
-  Square,
-  Exp,
-  Log,
-  Sqrt,
-  Expt,
-  Sin,
-  Cos,
-  Tan,
-  Asin,
-  Acos,
-  Atan,
-  Tanh,
-  Sigmoid,
-  Softplus
-};
 constexpr const char* kFnNames[] = {"abs",  "floor", "ceiling", "round",   "truncate", "square", "exp",
                                     "log",  "sqrt",  "expt",    "sin",     "cos",      "tan",    "asin",
                                     "acos", "atan",  "tanh",    "sigmoid", "softplus"};
@@ -217,47 +196,47 @@ constexpr LaneKernel kFnKernels[] = {LaneKernel::Abs,      LaneKernel::Floor,   
                                      LaneKernel::Tanh,     LaneKernel::Sigmoid, LaneKernel::Softplus};
 static_assert(std::size(kFnKernels) == std::size(kFnNames));
 
-at::Tensor unaryFn(Fn f, const at::Tensor& x) {
+at::Tensor unaryFn(LaneKernel f, const at::Tensor& x) {
   switch (f) {
-    case Fn::Abs:
+    case LaneKernel::Abs:
       return at::abs(x);
-    case Fn::Floor:
+    case LaneKernel::Floor:
       return at::floor(x).detach();
-    case Fn::Ceiling:
+    case LaneKernel::Ceiling:
       return at::ceil(x).detach();
-    case Fn::Round:
+    case LaneKernel::Round:
       return at::round(x).detach();
-    case Fn::Truncate:
+    case LaneKernel::Truncate:
       return at::trunc(x).detach();
-    case Fn::Square:
+    case LaneKernel::Square:
       return at::mul(x, x);
-    case Fn::Exp:
+    case LaneKernel::Exp:
       return at::exp(x);
-    case Fn::Log:
+    case LaneKernel::Log:
       return at::log(x);
-    case Fn::Sqrt:
+    case LaneKernel::Sqrt:
       return at::sqrt(x);
-    case Fn::Sin:
+    case LaneKernel::Sin:
       return at::sin(x);
-    case Fn::Cos:
+    case LaneKernel::Cos:
       return at::cos(x);
-    case Fn::Tan:
+    case LaneKernel::Tan:
       return at::tan(x);
-    case Fn::Asin:
-    case Fn::Acos: {  // the native partials, 1/sqrt((1 - x)(1 + x)), not LibTorch's 1/sqrt(1 - x^2)
+    case LaneKernel::Asin:
+    case LaneKernel::Acos: {  // the native partials, 1/sqrt((1 - x)(1 + x)), not LibTorch's 1/sqrt(1 - x^2)
       at::Tensor d = x.detach();
       at::Tensor p = at::reciprocal(at::sqrt((1.0 - d) * (1.0 + d)));
-      if (f == Fn::Asin) return Linearised::apply(x, x, at::asin(d), p, at::zeros_like(d));
+      if (f == LaneKernel::Asin) return Linearised::apply(x, x, at::asin(d), p, at::zeros_like(d));
       return Linearised::apply(x, x, at::acos(d), -p, at::zeros_like(d));
     }
-    case Fn::Atan:
+    case LaneKernel::Atan:
       return at::atan(x);
-    case Fn::Tanh: {  // the native partial 1/cosh^2 x: LibTorch's 1 - tanh^2 x cancels for large |x|
+    case LaneKernel::Tanh: {  // the native partial 1/cosh^2 x: LibTorch's 1 - tanh^2 x cancels for large |x|
       at::Tensor d = x.detach();
       at::Tensor c = at::cosh(d);
       return Linearised::apply(x, x, at::tanh(d), at::reciprocal(c * c), at::zeros_like(d));
     }
-    case Fn::Sigmoid:
+    case LaneKernel::Sigmoid:
       return at::sigmoid(x);
     default: {  // softplus = max(x, 0) + log1p(e^-|x|), with the native partial sigmoid(x)
       at::Tensor d = x.detach();
@@ -267,9 +246,9 @@ at::Tensor unaryFn(Fn f, const at::Tensor& x) {
   }
 }
 
-at::Tensor binaryFn(Fn f, const at::Tensor& a, const at::Tensor& b) {
-  if (f == Fn::Log) return at::div(at::log(a), at::log(b));
-  if (f == Fn::Atan) return at::atan2(a, b);
+at::Tensor binaryFn(LaneKernel f, const at::Tensor& a, const at::Tensor& b) {
+  if (f == LaneKernel::Log) return at::div(at::log(a), at::log(b));
+  if (f == LaneKernel::Atan) return at::atan2(a, b);
   // expt: da = b a^(b-1) (0 when b = 0), db = a^b ln a (0 when a <= 0), as the native rule.
   at::Tensor ad = a.detach(), bd = b.detach();
   at::Tensor y = at::pow(ad, bd);
@@ -281,7 +260,7 @@ at::Tensor binaryFn(Fn f, const at::Tensor& a, const at::Tensor& b) {
 
 template <int K>
 Outcome elementary(Ctx& c, const Value* a, int argc) {
-  constexpr Fn f = static_cast<Fn>(K);
+  constexpr LaneKernel f = kFnKernels[K];
   needNumbers(c, kFnNames[K], a, argc);
   if (argc == 1) return Outcome::of(c.real(unaryFn(f, c.num(a[0]))));
   return Outcome::of(c.real(binaryFn(f, full(c, a[0]), full(c, a[1]))));

@@ -124,7 +124,7 @@ void BatchEvaluator::State::raiseFirstError(const std::vector<GroupEnd>& ends, b
   if (!first) return;
   if (first->failed) throw DmciError(first->error);
   Value shown = store.hydrate(rt, first->value, first->set, 0);
-  throw DmciError(ErrorKind::Type, "the program's value must be a number or a tensor, got " + rt.show(shown), valuePos);
+  throw DmciError(notANumberOrTensor(rt.show(shown), valuePos));
 }
 
 LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
@@ -180,7 +180,7 @@ LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
 // One lane's run: a number or a tensor as a batch of one gives it; any other value (`dmci run` without a
 // gradient) is written from lane 0 of its group.
 Evaluation BatchEvaluator::State::oneLane(const std::vector<GroupEnd>& ends, const std::vector<int32_t>& paramSlots) {
-  raiseFirstError(ends, opts.gradient);
+  raiseFirstError(ends, !opts.anyValue || opts.gradient);
   const GroupEnd& e = ends.front();
   if (e.value.tag != Tag::Real && e.value.tag != Tag::Tensor) {
     Value shown = store.hydrate(rt, e.value, e.set, 0);
