@@ -2,6 +2,8 @@
 // (one parser for seeds and lanes), take the engine from the registry, and print the value and gradient.
 #include "cli/Run.h"
 
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -105,7 +107,12 @@ void setWrt(const RunArgs& a, const LaneBatch& batch, EvalOptions& o) {
 
 json countersJson(const Counters& c) {
   json j = json::object();
-  for (const auto& [k, v] : c) j[k] = v;
+  for (const auto& [k, v] : c) {
+    if (v == std::floor(v) && std::fabs(v) < 9007199254740992.0)  // a count: written as an integer
+      j[k] = static_cast<int64_t>(v);
+    else
+      j[k] = v;
+  }
   return j;
 }
 

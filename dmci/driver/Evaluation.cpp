@@ -1,18 +1,7 @@
 // The result types' small helpers: counters by name, and one lane of a batch as a single run.
 #include "driver/Evaluation.h"
 
-#include <string_view>
-
 namespace dmci {
-
-void Counters::set(const char* name, double v) {
-  for (size_t k = 0; k < size; ++k)
-    if (std::string_view(items[k].first) == name) {
-      items[k].second = v;
-      return;
-    }
-  if (size < kMax) items[size++] = {name, v};
-}
 
 double Counters::get(const std::string& name) const {
   for (const auto& [k, x] : *this)

@@ -20,7 +20,10 @@ struct Counters {
   static constexpr size_t kMax = 12;
   std::array<std::pair<const char*, double>, kMax> items{};
   size_t size = 0;
-  void set(const char* name, double v);
+  // Appends a count (an engine fills a fresh Counters, each name once); beyond kMax it is dropped.
+  void add(const char* name, double v) {
+    if (size < kMax) items[size++] = {name, v};
+  }
   // The count called `name`, or 0 when the engine does not report it.
   double get(const std::string& name) const;
   const std::pair<const char*, double>* begin() const { return items.data(); }

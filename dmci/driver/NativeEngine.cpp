@@ -110,11 +110,11 @@ class NativeRun final : public PreparedRun {
     }
     double busySum = 0;
     for (double b : busy) busySum += b;
-    out.counters.set("steps", static_cast<double>(first->stats.steps * lanes));
-    out.counters.set("threads", n);
-    out.counters.set("seconds", seconds);
+    out.counters.add("steps", static_cast<double>(first->stats.steps * lanes));
+    out.counters.add("threads", n);
+    out.counters.add("seconds", seconds);
     // utilisation: time busy over threads x wall time
-    out.counters.set("utilisation", busySum / (n * std::max(seconds, 1e-12)));
+    out.counters.add("utilisation", busySum / (n * std::max(seconds, 1e-12)));
     return out;
   }
 

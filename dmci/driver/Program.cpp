@@ -172,11 +172,11 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
   ev.stats = machine_->stats();
   ev.heapCells = rt_.heap.size();
   ev.tapeEntries = rt_.tape.size();
-  ev.counters.set("steps", static_cast<double>(ev.stats.steps));
-  ev.counters.set("calls", static_cast<double>(ev.stats.calls));
-  ev.counters.set("max_frames", static_cast<double>(ev.stats.maxFrames));
-  ev.counters.set("heap_cells", static_cast<double>(ev.heapCells));
-  ev.counters.set("tape_entries", static_cast<double>(ev.tapeEntries));
+  ev.counters.add("steps", static_cast<double>(ev.stats.steps));
+  ev.counters.add("calls", static_cast<double>(ev.stats.calls));
+  ev.counters.add("max_frames", static_cast<double>(ev.stats.maxFrames));
+  ev.counters.add("heap_cells", static_cast<double>(ev.heapCells));
+  ev.counters.add("tape_entries", static_cast<double>(ev.tapeEntries));
   if (!opts_.gradient) return ev;
   rt_.backward(out, adj_);
   const std::vector<double>& adj = adj_;

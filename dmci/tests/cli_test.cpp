@@ -372,3 +372,12 @@ TEST_F(Cli, TheCoreToolLinksNoLibTorchAndOpensTheTensorPluginWhenAsked) {
   EXPECT_EQ(o.out, "value: 9\nd/d x = 6\n");
 }
 #endif
+
+TEST_F(Cli, StatsCountsAreWrittenAsIntegers) {
+  Outcome o = dmci("grad -e '(* x x)' --bind x=3 --stats --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_TRUE(j["stats"]["steps"].is_number_integer()) << o.out;
+  EXPECT_TRUE(j["stats"]["tape_entries"].is_number_integer()) << o.out;
+  EXPECT_EQ(j["stats"]["tape_entries"], 1) << o.out;
+}

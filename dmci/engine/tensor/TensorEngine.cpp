@@ -167,13 +167,13 @@ LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
     ev.gradient.push_back(std::move(g));
   }
   const auto& st = machine->stats();
-  ev.counters.set("steps", static_cast<double>(st.steps));
-  ev.counters.set("groups", static_cast<double>(st.groups));
-  ev.counters.set("splits", static_cast<double>(st.splits));
-  ev.counters.set("max_groups", static_cast<double>(st.maxGroups));
-  ev.counters.set("syncs", static_cast<double>(store.counters.syncs));
-  ev.counters.set("torch_ops", static_cast<double>(store.counters.torchOps));
-  ev.counters.set("lane_loops", static_cast<double>(store.counters.laneLoops));
+  ev.counters.add("steps", static_cast<double>(st.steps));
+  ev.counters.add("groups", static_cast<double>(st.groups));
+  ev.counters.add("splits", static_cast<double>(st.splits));
+  ev.counters.add("max_groups", static_cast<double>(st.maxGroups));
+  ev.counters.add("syncs", static_cast<double>(store.counters.syncs));
+  ev.counters.add("torch_ops", static_cast<double>(store.counters.torchOps));
+  ev.counters.add("lane_loops", static_cast<double>(store.counters.laneLoops));
   return ev;
 }
 
@@ -187,7 +187,7 @@ Evaluation BatchEvaluator::State::oneLane(const std::vector<GroupEnd>& ends, con
     Evaluation ev;
     ev.written = writeValue(rt, shown);
     ev.json = valueJson(rt, shown);
-    ev.counters.set("steps", static_cast<double>(machine->stats().steps));
+    ev.counters.add("steps", static_cast<double>(machine->stats().steps));
     return ev;
   }
   return finish(ends, paramSlots).lane(0);
