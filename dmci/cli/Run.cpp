@@ -16,11 +16,13 @@
 #include "driver/Program.h"
 #include "engine/ValueText.h"
 #include "mce/Mce.h"
+#include "replay/Trace.h"
 
 namespace dmci::cli {
 
 struct RunArgs {
   bool gradient = false;
+  bool trace = false;  // dmci trace: record and print the trace instead of the value
   std::string file;
   std::string expr;  // -e
   std::vector<std::string> binds;
@@ -155,6 +157,23 @@ int printLanes(const RunArgs& a, const LaneEvaluation& ev) {
   return kOk;
 }
 
+// dmci trace: the seed's run on the native machine, recorded, and its trace in the stable text form.
+int traceCommand(const RunArgs& a, const Program& program, const LaneBatch& batch, EvalOptions opts) {
+  if (asksForLanes(a.binds, a.laneFile)) throw UsageError{"dmci trace records one seed: bind each name to a number"};
+  opts.leafParameters = true;
+  auto prepared = prepareProgram(program, batch.params, opts);
+  if (!prepared) return reportError(prepared.error(), a.json);
+  Evaluator ev(*prepared, opts);
+  if (ev.setupError()) return reportError(*ev.setupError(), a.json);
+  std::vector<double> values;
+  for (const auto& v : batch.values) values.push_back(v[0]);
+  replay::Trace trace;
+  auto r = ev.record(values, trace);
+  if (!r) return reportError(r.error(), a.json);
+  replay::writeTrace(std::cout, trace);
+  return kOk;
+}
+
 int runCommand(const RunArgs& a) {
   auto program = loadProgram(a);
   if (!program) return reportError(program.error(), a.json);
@@ -166,6 +185,7 @@ int runCommand(const RunArgs& a) {
   if (!batch) return reportError(batch.error(), a.json);
   setWrt(a, *batch, *opts);
   if (auto err = checkLaneBatch(*program, *batch, opts->wrt)) return reportError(*err, a.json);
+  if (a.trace) return traceCommand(a, *program, *batch, *opts);
   if (asksForLanes(a.binds, a.laneFile)) {
     auto ev = (*engine)->evaluateLanes(*program, *batch, *opts);
     return ev ? printLanes(a, *ev) : reportError(ev.error(), a.json);
@@ -176,13 +196,18 @@ int runCommand(const RunArgs& a) {
 
 }  // namespace
 
-std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
+std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace) {
   auto a = std::make_shared<RunArgs>();
-  a->gradient = gradient;
-  auto* cmd = gradient ? app.add_subcommand("grad", "run a program and print its value and gradient")
-                       : app.add_subcommand("run",
-                                            "run a program and print its value (any value: numbers, lists, "
-                                            "booleans, symbols, strings, tensors)");
+  a->gradient = gradient || trace;
+  a->trace = trace;
+  auto* cmd = trace      ? app.add_subcommand("trace",
+                                              "record a program's numeric trace for one seed on the native machine and "
+                                                   "print it: leaves, constants, operations, guards, output (the replay "
+                                                   "engine's input)")
+              : gradient ? app.add_subcommand("grad", "run a program and print its value and gradient")
+                         : app.add_subcommand("run",
+                                              "run a program and print its value (any value: numbers, lists, "
+                                              "booleans, symbols, strings, tensors)");
   cmd->add_option("program", a->file, "the program (.scm), or - to read it from standard input");
   cmd->add_option("-e,--expr", a->expr, "the program as an expression given here, e.g. -e '(list 1 (< 1 2))'");
   cmd->add_option("--bind,-b", a->binds,
@@ -200,8 +225,9 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
                   "(written by `dmci compile dmci/mce/mce.scm -o mce.cg`) instead of "
                   "the one embedded at build time");
   cmd->add_option("--engine", a->engine,
-                  "engine: native (the register machine) or tensor (LibTorch, lanes batched; "
-                  "a plugin loaded when asked for); `dmci engines` lists them")
+                  "engine: native (the register machine), replay (the recorded trace replayed, native reruns "
+                  "off the path) or tensor (LibTorch, lanes batched; a plugin loaded when asked for); "
+                  "`dmci engines` lists them")
       ->capture_default_str();
   cmd->add_option("--device", a->device, "device of the tensor engine: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
@@ -210,7 +236,7 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient) {
   cmd->add_option("--threads", a->threads, "threads for lanes (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  if (gradient)
+  if (gradient || trace)
     cmd->add_option("--wrt", a->wrt,
                     "what to differentiate: comma-separated parameter names, 'literals' (every numeric literal, "
                     "keyed file:line:col), or 'all' (the default: every bound parameter and every literal)");

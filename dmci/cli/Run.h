@@ -1,12 +1,13 @@
-// `dmci run` and `dmci grad`: a program's value (any value, for run) and its gradient, for one seed or for lanes,
-// on any engine.
+// `dmci run`, `dmci grad` and `dmci trace`: a program's value (any value, for run) and its gradient, for one seed or
+// for lanes, on any engine.
 #pragma once
 #include <CLI/CLI.hpp>
 #include <functional>
 
 namespace dmci::cli {
 
-// Adds `run` (gradient = false) or `grad` (gradient = true); the returned function runs the parsed command.
-std::function<int()> addRunCommand(CLI::App& app, bool gradient);
+// Adds `run` (gradient = false), `grad` (gradient = true) or `trace` (trace = true: the seed's recorded trace);
+// the returned function runs the parsed command.
+std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace = false);
 
 }  // namespace dmci::cli

@@ -15,6 +15,7 @@
 namespace dmci {
 
 std::unique_ptr<Engine> makeNativeEngine();  // driver/NativeEngine.cpp
+std::unique_ptr<Engine> makeReplayEngine();  // replay/ReplayEngine.cpp
 
 Result<std::unique_ptr<PreparedRun>> Engine::prepare(const Program& p, const std::vector<std::string>& params,
                                                      const EvalOptions& opts) {
@@ -49,6 +50,8 @@ struct Registry {
   Registry() {
     order.push_back("native");  // always linked in
     makers["native"] = makeNativeEngine;
+    order.push_back("replay");  // linked in: it records on the native machine
+    makers["replay"] = makeReplayEngine;
   }
   std::mutex mu;
   std::vector<std::string> order;

@@ -45,6 +45,9 @@ struct EvalOptions {
   // Threads one evaluation of many lanes may use (0: one per hardware thread): the native engine's lane
   // threads, the tensor engine's LibTorch threads.
   int threads = 0;
+  // Every parameter a tape leaf, differentiated or not, and taping on even without a gradient: how the replay
+  // engine's recorder runs the native machine, so that a trace sees what depends on each parameter.
+  bool leafParameters = false;
   TensorSettings tensor;
 };
 

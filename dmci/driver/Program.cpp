@@ -14,6 +14,7 @@
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
 #include "prims/PrimTable.h"
+#include "replay/Recorder.h"
 #include "syntax/Reader.h"
 
 namespace dmci {
@@ -118,7 +119,8 @@ void Evaluator::prepare(const PreparedProgram& p) {
   valuePos_ = p.valuePos;
   rt_.reset();
   for (const auto& name : params_) {
-    bool active = opts_.gradient && std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end();
+    bool active = opts_.leafParameters ||
+                  (opts_.gradient && std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end());
     paramSlots_.push_back(active ? rt_.newSlot() : -1);
   }
   for (const auto& w : opts_.wrt) {
@@ -142,15 +144,67 @@ Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
     return Error{ErrorKind::Usage, "expected " + std::to_string(params_.size()) + " parameter values", {}};
   return catchErrors([&]() -> Evaluation {
     rt_.resetTo(mark_);
-    rt_.taping = opts_.gradient;
+    rt_.taping = opts_.gradient || opts_.leafParameters;
     rt_.collectAfter = opts_.collectAfter;
     std::vector<Value>& params = params_scratch_;
     params.clear();
     for (size_t k = 0; k < values.size(); ++k) params.push_back(Value::real(values[k], paramSlots_[k]));
-    if (opts_.route == Route::Direct) return finish(machine_->run(params), machine_->literals());
-    args_scratch_.assign(1, heapList(rt_, params));
-    return finish(machine_->call(analysed_, args_scratch_), literals_);
+    Value out;
+    if (opts_.route == Route::Direct) {
+      out = machine_->run(params);
+    } else {
+      args_scratch_.assign(1, heapList(rt_, params));
+      out = machine_->call(analysed_, args_scratch_);
+    }
+    if (recorder_) static_cast<replay::Recorder*>(recorder_)->finish(out);
+    return finish(out, opts_.route == Route::Direct ? machine_->literals() : literals_);
   });
+}
+
+Result<Evaluation> Evaluator::record(const std::vector<double>& values, replay::Trace& trace) {
+  if (!setup_) return setupErr_;
+  trace = replay::Trace{};
+  if (!opts_.leafParameters) {
+    trace.notReplayable = "the evaluator was not prepared for recording";
+    return run(values);
+  }
+  const auto leaves = mark_.nslots;
+  replay::Recorder rec(rt_, trace, leaves, static_cast<int32_t>(params_.size()));
+  trace.leafNames.assign(static_cast<size_t>(leaves), "?");
+  trace.leafValues.assign(static_cast<size_t>(leaves), 0.0);
+  for (size_t k = 0; k < params_.size() && k < values.size(); ++k) {
+    auto s = static_cast<size_t>(paramSlots_[k]);
+    trace.leafNames[s] = params_[k], trace.leafValues[s] = values[k];
+  }
+  const std::vector<Literal>& literals = opts_.route == Route::Direct ? machine_->literals() : literals_;
+  for (const auto& [key, at] : literalKeys(literals))
+    for (size_t j : at) {
+      auto s = static_cast<size_t>(literals[j].slot);
+      if (s < trace.leafNames.size()) trace.leafNames[s] = key, trace.leafValues[s] = literals[j].value;
+    }
+  if (mark_.tape > 0) trace.notReplayable = "the evaluator computed with leaves while preparing";
+  recorder_ = &rec;
+  rt_.trace = &rec;
+  auto r = run(values);
+  rt_.trace = nullptr;
+  recorder_ = nullptr;
+  if (!r && trace.replayable()) trace.notReplayable = "the run failed: " + r.error().message;
+  return r;
+}
+
+std::vector<std::pair<std::string, std::vector<int32_t>>> Evaluator::gradientLeaves() const {
+  std::vector<std::pair<std::string, std::vector<int32_t>>> out;
+  if (!opts_.gradient) return out;
+  for (size_t k = 0; k < opts_.wrt.size(); ++k)
+    out.push_back({opts_.wrt[k], wrtSlots_[k] >= 0 ? std::vector<int32_t>{wrtSlots_[k]} : std::vector<int32_t>{}});
+  if (!opts_.wrtLiterals) return out;
+  const std::vector<Literal>& literals = opts_.route == Route::Direct ? machine_->literals() : literals_;
+  for (const auto& [key, at] : literalKeys(literals)) {
+    std::vector<int32_t> slots;
+    for (size_t j : at) slots.push_back(literals[j].slot);
+    out.push_back({key, slots});
+  }
+  return out;
 }
 
 Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& literals) {

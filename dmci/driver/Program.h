@@ -18,6 +18,7 @@
 #include "engine/Machine.h"
 #include "expand/CoreExpr.h"
 #include "lower/ComputeGraph.h"
+#include "replay/Trace.h"
 
 namespace dmci {
 
@@ -53,7 +54,14 @@ class Evaluator {
   // Prepares `p` first (prepareProgram), for these parameter names.
   Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts);
   Result<Evaluation> run(const std::vector<double>& values);
+  // Runs once and records the run's trace (replay/Trace.h). Needs EvalOptions::leafParameters.
+  Result<Evaluation> record(const std::vector<double>& values, replay::Trace& trace);
+  // The gradient's keys in Evaluation::gradient's order, each with the tape leaves whose adjoints it sums (a
+  // wrt name: its parameter's leaf, or none; a literal key: every literal at that position). After one run.
+  std::vector<std::pair<std::string, std::vector<int32_t>>> gradientLeaves() const;
   const Error* setupError() const { return setup_ ? nullptr : &setupErr_; }
+  size_t parameterCount() const { return params_.size(); }
+  SrcPos valuePos() const { return valuePos_; }
 
  private:
   EvalOptions opts_;
@@ -76,6 +84,7 @@ class Evaluator {
   // change between runs, so this is computed once).
   std::vector<std::pair<std::string, std::vector<size_t>>> literalKeys_;
   bool literalKeysReady_ = false;
+  TraceSink* recorder_ = nullptr;  // set by record()
 
   void prepare(const PreparedProgram& p);
   Evaluation finish(const Value& out, const std::vector<Literal>& literals);

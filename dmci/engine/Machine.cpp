@@ -3,6 +3,7 @@
 
 #include "engine/ErrorPosition.h"
 #include "engine/Instructions.h"
+#include "engine/TraceSink.h"
 #include "prims/PrimTable.h"
 
 namespace dmci {
@@ -66,7 +67,11 @@ Value Machine::call(const Value& f, const std::vector<Value>& args) {
 namespace dmci {
 
 bool Machine::enter(Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Value& result) {
-  auto applyPrim = [&](int id, const Value* a, int argc) { result = prims_[id].forward(rt_, a, argc); };
+  auto applyPrim = [&](int id, const Value* a, int argc) {
+    result = prims_[id].forward(rt_, a, argc);
+    if (rt_.trace) [[unlikely]]
+      rt_.trace->applied(id, a, argc, result);
+  };
   if (!instr::resolveClosure(rt_, f, args_, instr::asIs, applyPrim)) return false;
   instr::openFrame(rt_, g_.blocks[static_cast<size_t>(f.code)], stack_, base, frames_.size(), args_);
   block = static_cast<int32_t>(f.code);
@@ -115,20 +120,29 @@ Value Machine::loopFrom(const std::vector<Value>& params, int32_t& block, int32_
       case Op::Prim: {
         const Primitive& p = prims_[in.a];
         instr::primArity(p, in.c);
-        s[in.dst] = p.forward(rt_, s + in.b, in.c);
+        Value r = p.forward(rt_, s + in.b, in.c);
+        if (rt_.trace) [[unlikely]]
+          rt_.trace->applied(in.a, s + in.b, in.c, r);
+        s[in.dst] = r;
         break;
       }
       case Op::Prim1: {
         const Primitive& p = prims_[in.a];
         instr::primArity(p, 1);
-        s[in.dst] = p.forward(rt_, s + in.b, 1);
+        Value r = p.forward(rt_, s + in.b, 1);
+        if (rt_.trace) [[unlikely]]
+          rt_.trace->applied(in.a, s + in.b, 1, r);
+        s[in.dst] = r;
         break;
       }
       case Op::Prim2: {
         const Primitive& p = prims_[in.a];
         instr::primArity(p, 2);
         Value two[2] = {s[in.b], s[in.c]};
-        s[in.dst] = p.forward(rt_, two, 2);
+        Value r = p.forward(rt_, two, 2);
+        if (rt_.trace) [[unlikely]]
+          rt_.trace->applied(in.a, two, 2, r);
+        s[in.dst] = r;
         break;
       }
       case Op::Closure:

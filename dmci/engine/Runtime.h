@@ -14,6 +14,8 @@
 
 namespace dmci {
 
+class TraceSink;
+
 // Interned symbols, shared by all runs and threads (ids are stable).
 int32_t internSymbol(const std::string& name);
 const std::string& symbolName(int32_t id);
@@ -143,6 +145,9 @@ class Runtime {
   std::vector<double> backward(const Value& out);
   // The same into `adj` (resized and cleared), so repeated runs reuse one buffer.
   void backward(const Value& out, std::vector<double>& adj);
+
+  // --- trace recording (replay/Recorder.h): told of every primitive the machine applies; null: off ---
+  TraceSink* trace = nullptr;
 
   // --- budgets ---
   [[noreturn]] void budgetExceeded(const char* what) const;

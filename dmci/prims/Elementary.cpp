@@ -8,23 +8,10 @@
 #include <utility>
 
 #include "prims/ArithRules.h"
+#include "prims/ScalarRule.h"
 
 namespace dmci {
 namespace {
-
-// A scalar function of one argument, of two, or of either (log, atan). A null
-// partial rule marks a piecewise-constant function: its result is a constant.
-struct ScalarRule {
-  const char* name = nullptr;
-  double (*f1)(double x) = nullptr;                      // the one-argument form
-  double (*dx)(double x, double y) = nullptr;            // df1/dx, given y = f1(x)
-  double (*f2)(double a, double b) = nullptr;            // the two-argument form
-  double (*da)(double a, double b, double y) = nullptr;  // df2/da, given y = f2(a, b)
-  double (*db)(double a, double b, double y) = nullptr;  // df2/db
-  const char* doc = "";
-  const char* partials = "";
-  LaneKernel kernel = LaneKernel::None;  // its torch kernel on the tensor engine
-};
 
 // Round half to even (R7RS), independent of the FPU rounding mode. x - floor x is exact.
 double roundEven(double x) {
@@ -223,6 +210,17 @@ void addRules(std::vector<Primitive>& t, std::index_sequence<K...>) {
 }  // namespace
 
 void addElementaryPrims(std::vector<Primitive>& t) { addRules(t, std::make_index_sequence<kRuleCount>{}); }
+
+const ScalarRule* scalarRule(int primId) {
+  static const std::vector<const ScalarRule*> byId = [] {
+    std::vector<const ScalarRule*> v(primitives().size(), nullptr);
+    for (const ScalarRule& r : kRules) v[static_cast<size_t>(dmci::primId(r.name))] = &r;
+    return v;
+  }();
+  return primId >= 0 && static_cast<size_t>(primId) < byId.size() ? byId[static_cast<size_t>(primId)] : nullptr;
+}
+
+double partialScale(const ScalarRule& r) { return faultScale(static_cast<size_t>(&r - kRules)); }
 
 void plantAdjointFault(const std::string& prim, double scale) {
   size_t k = 0;

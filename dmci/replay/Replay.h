@@ -1,0 +1,67 @@
+// Replays a recorded trace forward and in reverse: for one lane, or for a block of lanes at a time.
+//
+// A block is structure-of-arrays: every slot (and every constant, broadcast) holds kBlock lanes side by side,
+// so each operation is one tight loop over the lanes, which the compiler vectorises (the loops are built for
+// AVX2 and for the baseline, chosen when the program starts). The forward sweep computes every slot; then
+// every guard is checked for every lane; the reverse sweep seeds the output's adjoint with 1 and runs the
+// operations backwards with the native rules' partials, in the native tape's order, so that a replayed value
+// and gradient equal the native engine's bit for bit. A lane whose guard fails, or whose Step raised an error,
+// is reported as off the path: it never gets a replayed number.
+//
+// A Replayer is read-only once built, so threads share it; each thread owns a Workspace. No allocation per run.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/Runtime.h"
+#include "replay/Trace.h"
+
+namespace dmci::replay {
+
+inline constexpr int kBlock = 256;
+
+// One thread's buffers: the block's slots and constants, their adjoints, and a scratch runtime for the native
+// rules that Step operations and guards call.
+struct Workspace {
+  std::vector<double> val, adj;  // a block: (constants + slots) x kBlock, slots x kBlock
+  std::vector<double> one, oneAdj;  // one lane: the same rows, one number each
+  std::vector<uint8_t> ok;
+  std::vector<Value> args;
+  Runtime rt;
+  const void* owner = nullptr;  // the Replayer whose constants the buffers hold
+};
+
+class Replayer {
+ public:
+  // `gradient`: for each gradient key, the leaves whose adjoints it sums (Evaluator::gradientLeaves); empty:
+  // value only.
+  Replayer(Trace trace, std::vector<std::vector<int32_t>> gradient, bool wantGradient);
+  const Trace& trace() const { return t_; }
+  size_t gradientSize() const { return grad_.size(); }
+
+  // One lane: the parameters' values; writes the value and gradient. False when the lane is off the path.
+  bool runOne(const double* params, double& value, double* gradient, Workspace& ws) const;
+  // Lanes [from, from + n), n <= kBlock: params[p][lane]; writes value[lane] and gradient[key][lane] of the lanes
+  // on the path, and ok[lane - from] (1: on the path).
+  void runBlock(const std::vector<std::vector<double>>& params, size_t from, int n, std::vector<double>& value,
+                std::vector<std::vector<double>>& gradient, uint8_t* ok, Workspace& ws) const;
+  void prepare(Workspace& ws) const;
+
+ private:
+  Trace t_;
+  std::vector<std::vector<int32_t>> grad_;
+  bool wantGradient_;
+  int32_t nconst_;
+  // The operands' rows in a workspace's buffer: constants first, then slots.
+  int32_t row(Ref r) const { return isConst(r) ? constIndex(r) : nconst_ + r; }
+
+  // Lane l of buffers whose rows hold `stride` lanes.
+  bool stepLane(const Op& op, const double* v, int stride, int l, double& out, Workspace& ws) const;
+  bool guardLane(const Guard& g, const double* v, int stride, int l, Workspace& ws) const;
+  void forward(double* v, int stride, int n, uint8_t* ok, Workspace& ws) const;
+  void reverse(const double* v, double* a, int stride, int n) const;
+};
+
+}  // namespace dmci::replay

@@ -1,0 +1,18 @@
+// The replay engine (`--engine replay`): records a program's trace on the native machine, then replays it.
+//
+// A prepared run keeps a cache of traces, one per control path met (keyed by the path: its guards and their
+// outcomes), at most kMaxTraces. A run or a batch replays each lane on the first cached trace whose guards it
+// passes; a lane that passes none is rerun by the native machine, which records its path's trace while the
+// cache has room. Past the cap, or when a path's trace cannot be replayed (a tensor operation, say), lanes are
+// interpreted, and the counts say so (`--stats`: traces, replayed, recorded, interpreted). Every number it
+// returns is either replayed from a trace whose guards held for that lane, or computed by the native machine.
+#pragma once
+#include <memory>
+
+#include "driver/Engine.h"
+
+namespace dmci {
+
+std::unique_ptr<Engine> makeReplayEngine();
+
+}  // namespace dmci

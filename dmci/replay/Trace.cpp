@@ -1,0 +1,125 @@
+// The trace's text form and its path key.
+#include "replay/Trace.h"
+
+#include <cstring>
+#include <ostream>
+#include <sstream>
+
+#include "prims/PrimTable.h"
+#include "engine/Runtime.h"  // symbolName
+
+namespace dmci::replay {
+
+const char* opName(OpKind k) {
+  switch (k) {
+    case OpKind::Add:
+      return "add";
+    case OpKind::Sub:
+      return "sub";
+    case OpKind::Mul:
+      return "mul";
+    case OpKind::Div:
+      return "div";
+    case OpKind::Neg:
+      return "neg";
+    case OpKind::Inv:
+      return "inv";
+    case OpKind::Rule1:
+    case OpKind::Rule2:
+      return "rule";
+    case OpKind::Step:
+      return "step";
+  }
+  return "?";
+}
+
+uint64_t Trace::pathKey() const {
+  // FNV-1a over the guards (primitive, kind, outcome, position) and the operation count.
+  uint64_t h = 1469598103934665603ull;
+  auto mix = [&](uint64_t x) {
+    for (int k = 0; k < 8; ++k, x >>= 8) h = (h ^ (x & 0xff)) * 1099511628211ull;
+  };
+  for (const Guard& g : guards) {
+    mix(static_cast<uint64_t>(g.prim));
+    mix(static_cast<uint64_t>(g.kind));
+    mix(static_cast<uint64_t>(g.expected));
+    mix(static_cast<uint64_t>(g.afterOp));
+  }
+  mix(ops.size());
+  return h;
+}
+
+namespace {
+
+// A number exactly: %.17g reads back to the same double.
+std::string exact(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.17g", x);
+  return buf;
+}
+
+std::string refText(Ref r) { return isConst(r) ? "c" + std::to_string(constIndex(r)) : "s" + std::to_string(r); }
+
+std::string argText(const Value& v) {
+  if (v.tag == Tag::Real) return v.i >= 0 ? "s" + std::to_string(v.i) : exact(v.num);
+  if (v.tag == Tag::Bool) return v.i ? "#t" : "#f";
+  if (v.tag == Tag::Nil) return "()";
+  if (v.tag == Tag::Char) return "#\\" + std::string(1, static_cast<char>(v.i));
+  if (v.tag == Tag::Symbol) return "'" + symbolName(v.i);
+  if (v.tag == Tag::Prim) return std::string("#<primitive ") + prim(v.i).name + ">";
+  return "?";
+}
+
+std::string argsText(const Trace& t, int32_t first, int32_t argc) {
+  std::string s;
+  for (int32_t k = 0; k < argc; ++k) s += " " + argText(t.args[static_cast<size_t>(first + k)]);
+  return s;
+}
+
+}  // namespace
+
+void writeTrace(std::ostream& out, const Trace& t) {
+  out << "trace v1\n";
+  out << "leaves " << t.leaves << " params " << t.params << " slots " << t.slots << " ops " << t.ops.size()
+      << " guards " << t.guards.size() << "\n";
+  if (!t.replayable()) out << "not-replayable " << t.notReplayable << "\n";
+  for (int32_t k = 0; k < t.leaves; ++k)
+    out << "leaf s" << k << " " << (k < t.params ? "param " : "literal ") << t.leafNames[static_cast<size_t>(k)]
+        << " = " << exact(t.leafValues[static_cast<size_t>(k)]) << "\n";
+  for (size_t k = 0; k < t.consts.size(); ++k) out << "const c" << k << " = " << exact(t.consts[k]) << "\n";
+  size_t g = 0;
+  auto guardsUpTo = [&](size_t n) {
+    for (; g < t.guards.size() && static_cast<size_t>(t.guards[g].afterOp) <= n; ++g) {
+      const Guard& gd = t.guards[g];
+      out << "guard " << prim(gd.prim).name << argsText(t, gd.firstArg, gd.argc);
+      if (gd.kind == GuardKind::Outcome)
+        out << " is " << (gd.expected ? "#t" : "#f") << "\n";
+      else
+        out << " selects " << gd.expected << "\n";
+    }
+  };
+  for (size_t k = 0; k < t.ops.size(); ++k) {
+    guardsUpTo(k);
+    const Op& op = t.ops[k];
+    out << "s" << op.out << " = " << opName(op.kind);
+    if (op.kind == OpKind::Rule1 || op.kind == OpKind::Rule2 || op.kind == OpKind::Step) out << " " << prim(op.prim).name;
+    if (op.kind == OpKind::Step)
+      out << argsText(t, op.firstArg, op.argc);
+    else
+      out << " " << refText(op.a);
+    if (op.kind == OpKind::Add || op.kind == OpKind::Sub || op.kind == OpKind::Mul || op.kind == OpKind::Div ||
+        op.kind == OpKind::Rule2)
+      out << " " << refText(op.b);
+    out << "\n";
+  }
+  guardsUpTo(t.ops.size());
+  out << "output " << refText(t.output) << "\n";
+}
+
+std::string traceText(const Trace& t) {
+  std::ostringstream s;
+  writeTrace(s, t);
+  return s.str();
+}
+
+}  // namespace dmci::replay

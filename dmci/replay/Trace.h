@@ -1,0 +1,85 @@
+// A program's numeric trace: the straight line of scalar operations one control path performs on the values
+// that depend on its leaves (its parameters and differentiated literals), with the guards that say when
+// another input would take another path.
+//
+// Recorded once by the native machine (replay/Recorder.h), a trace is replayed forward and in reverse for new
+// parameter values and many lanes without interpreting again (replay/Replay.h). Recorded through mce.scm it is
+// the evaluator specialised to the program: the interpretive work leaves nothing in it. The text form
+// (writeTrace) is stable: `dmci trace` prints it and the tests compare it.
+//
+// Slots: [0, leaves) are the leaves, numbered as the native tape numbers them (the parameters in the prepared
+// order, then the literals); the operations' results follow. An operand is a Ref: a slot (>= 0) or a constant
+// (-1 - k: consts[k]).
+#pragma once
+#include <cstdint>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "engine/Value.h"
+
+namespace dmci::replay {
+
+using Ref = int32_t;
+inline bool isConst(Ref r) { return r < 0; }
+inline int32_t constIndex(Ref r) { return -1 - r; }
+
+enum class OpKind : uint8_t {
+  Add,    // a + b
+  Sub,    // a - b
+  Mul,    // a * b
+  Div,    // a / b
+  Neg,    // -a
+  Inv,    // 1 / a
+  Rule1,  // the elementary rule of `prim` (prims/ScalarRule.h), one argument
+  Rule2,  // the same, two arguments
+  Step,   // the native rule of `prim` on args: a value with no partial (floor, quotient, ...)
+};
+const char* opName(OpKind k);
+
+struct Op {
+  OpKind kind;
+  int32_t prim;      // Rule1, Rule2, Step: the primitive
+  Ref a = 0, b = 0;  // operands (Step: args[firstArg, firstArg + argc) instead)
+  int32_t out;       // the result's slot
+  int32_t firstArg = 0, argc = 0;
+};
+
+enum class GuardKind : uint8_t {
+  Outcome,  // the native rule of `prim` on args gives the boolean `expected`
+  Select,   // min or max of args selects argument `expected`
+};
+
+struct Guard {
+  GuardKind kind;
+  int32_t prim;
+  int32_t firstArg, argc;
+  int32_t expected;
+  int32_t afterOp;  // the number of operations recorded before it
+};
+
+struct Trace {
+  int32_t leaves = 0;               // slots [0, leaves)
+  int32_t params = 0;               // of which the first `params` are the parameters, lane by lane
+  std::vector<double> leafValues;   // the values at recording (a literal's stays fixed)
+  std::vector<std::string> leafNames;  // a parameter's name, or a literal's key "file:line:col"
+  int32_t slots = 0;                // leaves + operations' results
+  std::vector<double> consts;
+  std::vector<Op> ops;
+  std::vector<Guard> guards;
+  // The arguments of Step operations and guards: a Real with i >= 0 is that slot, i < 0 a constant number;
+  // any other tag is that constant value (a symbol, a boolean: nothing that points into a heap).
+  std::vector<Value> args;
+  Ref output = 0;
+  std::string notReplayable;  // why this path cannot be replayed (a tensor operation, ...); empty: it can
+  bool replayable() const { return notReplayable.empty(); }
+  // The path's identity: a hash of every guard and its outcome, and the number of operations.
+  uint64_t pathKey() const;
+  double constant(Ref r) const { return consts[static_cast<size_t>(constIndex(r))]; }
+};
+
+// The stable text form: a header, the leaves, the constants, the operations and guards in order, the output.
+void writeTrace(std::ostream& out, const Trace& t);
+std::string traceText(const Trace& t);
+
+}  // namespace dmci::replay
