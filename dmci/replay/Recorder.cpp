@@ -94,9 +94,11 @@ void Recorder::applied(int id, const Value* args, int argc, Value& result) {
   for (int k = 0; k < argc; ++k) {
     if (dependent(args[k])) dep = true;
     if (args[k].tag == Tag::Tensor && rt_.tensors[static_cast<size_t>(args[k].i)].slot >= 0)
-      return fail(std::string(p.name) + " of a tensor that depends on a parameter (tensor operations are not replayed)");
+      return fail(std::string(p.name) +
+                  " of a tensor that depends on a parameter (tensor operations are not replayed)");
   }
-  if ((p.lanes.reads == LaneReads::Lists || p.lanes.reads == LaneReads::ListsByNumber) && listsHoldDependent(args, argc))
+  if ((p.lanes.reads == LaneReads::Lists || p.lanes.reads == LaneReads::ListsByNumber) &&
+      listsHoldDependent(args, argc))
     return fail(std::string(p.name) + " searches lists holding numbers that depend on a parameter");
   if (!dep) return;
   switch (p.lanes.kernel) {
@@ -167,8 +169,7 @@ void Recorder::select(int id, const Value* args, int argc, const Value& result) 
   }
   int best = selectedIndex(prim(id).lanes.kernel == LaneKernel::Max, xs.data(), argc);
   if (args[best].i != result.i) return fail(std::string(prim(id).name) + ": selection not understood");
-  Guard g{GuardKind::Select, id, static_cast<int32_t>(t_.args.size()), argc, best,
-          static_cast<int32_t>(t_.ops.size())};
+  Guard g{GuardKind::Select, id, static_cast<int32_t>(t_.args.size()), argc, best, static_cast<int32_t>(t_.ops.size())};
   if (!pushArgs(args, argc)) return fail(std::string(prim(id).name) + " of a non-number");
   t_.guards.push_back(g);
 }
@@ -206,6 +207,10 @@ void Recorder::generic(int id, const Value* args, int argc, Value& result) {
       if (args[k].tag == Tag::Real && args[k].i == result.i) return;  // the argument itself
   }
   t_.args.resize(static_cast<size_t>(first));
+  if (result.tag == Tag::Tensor)
+    return fail(std::string(p.name) +
+                " makes a tensor of a number that depends on a parameter (tensor operations "
+                "are not replayed)");
   fail(std::string(p.name) + " of a number that depends on a parameter gives " +
        (result.tag == Tag::Real ? "a number with partials the trace does not know" : "a value that is not a number"));
 }

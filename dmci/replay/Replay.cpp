@@ -145,8 +145,10 @@ bool Replayer::guardLane(const Guard& g, const double* v, int stride, int l, Wor
   bool numbers = g.argc <= 8;
   for (int32_t k = 0; numbers && k < g.argc; ++k) {
     const Value& a = t_.args[static_cast<size_t>(g.firstArg + k)];
-    if (a.tag != Tag::Real) numbers = false;
-    else xs[k] = a.i >= 0 ? v[static_cast<size_t>(row(a.i)) * stride + l] : a.num;
+    if (a.tag != Tag::Real)
+      numbers = false;
+    else
+      xs[k] = a.i >= 0 ? v[static_cast<size_t>(row(a.i)) * stride + l] : a.num;
   }
   if (g.kind == GuardKind::Select)
     return numbers && selectedIndex(prim(g.prim).lanes.kernel == LaneKernel::Max, xs, g.argc) == g.expected;

@@ -25,7 +25,7 @@ inline constexpr int kBlock = 256;
 // One thread's buffers: the block's slots and constants, their adjoints, and a scratch runtime for the native
 // rules that Step operations and guards call.
 struct Workspace {
-  std::vector<double> val, adj;  // a block: (constants + slots) x kBlock, slots x kBlock
+  std::vector<double> val, adj;     // a block: (constants + slots) x kBlock, slots x kBlock
   std::vector<double> one, oneAdj;  // one lane: the same rows, one number each
   std::vector<uint8_t> ok;
   std::vector<Value> args;

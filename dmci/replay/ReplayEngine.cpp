@@ -96,7 +96,8 @@ class ReplayRun final : public PreparedRun {
       if (!shaped) shape(out, lanes), shaped = true;
       ++tally.interpreted;
       out.value[lane] = r->value;
-      for (size_t k = 0; k < r->gradient.size() && k < out.gradient.size(); ++k) out.gradient[k][lane] = r->gradient[k].second;
+      for (size_t k = 0; k < r->gradient.size() && k < out.gradient.size(); ++k)
+        out.gradient[k][lane] = r->gradient[k].second;
       todo.erase(todo.begin());
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -204,7 +205,8 @@ class ReplayRun final : public PreparedRun {
     std::vector<std::vector<double>>& gdst = contiguous ? out.gradient : grad;
     std::vector<uint8_t> ok(n, 0);
     const size_t blocks = (n + replay::kBlock - 1) / replay::kBlock;
-    int threads = opts_.threads > 0 ? opts_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int threads =
+        opts_.threads > 0 ? opts_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), (blocks + 7) / 8));
     threads = std::max(threads, 1);
     std::atomic<size_t> next{0};

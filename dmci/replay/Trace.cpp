@@ -5,8 +5,8 @@
 #include <ostream>
 #include <sstream>
 
-#include "prims/PrimTable.h"
 #include "engine/Runtime.h"  // symbolName
+#include "prims/PrimTable.h"
 
 namespace dmci::replay {
 
@@ -102,7 +102,8 @@ void writeTrace(std::ostream& out, const Trace& t) {
     guardsUpTo(k);
     const Op& op = t.ops[k];
     out << "s" << op.out << " = " << opName(op.kind);
-    if (op.kind == OpKind::Rule1 || op.kind == OpKind::Rule2 || op.kind == OpKind::Step) out << " " << prim(op.prim).name;
+    if (op.kind == OpKind::Rule1 || op.kind == OpKind::Rule2 || op.kind == OpKind::Step)
+      out << " " << prim(op.prim).name;
     if (op.kind == OpKind::Step)
       out << argsText(t, op.firstArg, op.argc);
     else

@@ -59,11 +59,11 @@ struct Guard {
 };
 
 struct Trace {
-  int32_t leaves = 0;               // slots [0, leaves)
-  int32_t params = 0;               // of which the first `params` are the parameters, lane by lane
-  std::vector<double> leafValues;   // the values at recording (a literal's stays fixed)
+  int32_t leaves = 0;                  // slots [0, leaves)
+  int32_t params = 0;                  // of which the first `params` are the parameters, lane by lane
+  std::vector<double> leafValues;      // the values at recording (a literal's stays fixed)
   std::vector<std::string> leafNames;  // a parameter's name, or a literal's key "file:line:col"
-  int32_t slots = 0;                // leaves + operations' results
+  int32_t slots = 0;                   // leaves + operations' results
   std::vector<double> consts;
   std::vector<Op> ops;
   std::vector<Guard> guards;
