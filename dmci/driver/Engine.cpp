@@ -5,10 +5,12 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "driver/Program.h"
 
@@ -40,6 +42,11 @@ Result<LaneEvaluation> Engine::evaluateLanes(const Program& p, const LaneBatch& 
   auto run = prepare(p, batch.params, opts);
   if (!run) return run.error();
   return (*run)->runLanes(batch.values, batch.count);
+}
+
+int laneThreads(const EvalOptions& opts) {
+  static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return opts.threads > 0 ? opts.threads : hardware;
 }
 
 namespace {

@@ -65,6 +65,10 @@ Result<std::unique_ptr<PreparedRun>> preparedOrError(std::unique_ptr<Run> run) {
   return std::unique_ptr<PreparedRun>(std::move(run));
 }
 
+// Threads for a batch of lanes: opts.threads, or one per hardware thread (counted once per process: asking the
+// system costs microseconds, more than a small batch).
+int laneThreads(const EvalOptions& opts);
+
 // The engine called `name`: registered already, or registered by its plugin, opened now. Errors say which
 // engines there are and where a plugin was looked for.
 Result<Engine*> engineNamed(const std::string& name);

@@ -79,7 +79,7 @@ class NativeRun final : public PreparedRun {
     for (const auto& [key, g] : first->gradient) out.gradientKeys.push_back(key);
     out.value.assign(lanes, 0.0);
     out.gradient.assign(out.gradientKeys.size(), std::vector<double>(lanes, 0.0));
-    int n = opts_.threads > 0 ? opts_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    int n = laneThreads(opts_);
     n = static_cast<int>(std::min<size_t>(static_cast<size_t>(n), lanes));
     Work w;
     w.lanes = lanes;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <thread>
 
 #include "driver/Program.h"
@@ -54,6 +55,7 @@ class ReplayRun final : public PreparedRun {
       if (v.size() != lanes) return Error{ErrorKind::Usage, "every parameter needs one value per lane", {}};
     const auto t0 = Clock::now();
     Tally tally;
+    threadsUsed_ = 1;
     if (traces_.empty() && notReplayable_ == 0) {  // lane 0 records the first path
       std::vector<double> seed0;
       for (const auto& v : values) seed0.push_back(v[0]);
@@ -67,18 +69,13 @@ class ReplayRun final : public PreparedRun {
     if (traces_.empty()) return interpretAll(values, laneCount, tally);
     LaneEvaluation out;
     out.value.assign(lanes, 0.0);
-    std::vector<size_t> todo(lanes);
-    for (size_t l = 0; l < lanes; ++l) todo[l] = l;
+    shape(out, lanes);
+    // The first trace takes every lane on its path; the lanes it leaves go on to the others.
+    std::vector<size_t> todo = replayLanes(*traces_[0], values, nullptr, lanes, out, tally);
     std::vector<double> seed(values.size());
-    bool shaped = false;
-    int threadsUsed = 1;
+    for (size_t k = 1; k < traces_.size() && !todo.empty(); ++k)
+      todo = replayLanes(*traces_[k], values, todo.data(), todo.size(), out, tally);
     while (!todo.empty()) {
-      // Every cached trace in turn takes the lanes still to do that stay on its path.
-      for (size_t k = 0; k < traces_.size() && !todo.empty(); ++k) {
-        if (!shaped) shape(out, lanes), shaped = true;
-        threadsUsed = std::max(threadsUsed, replayLanes(*traces_[k], values, todo, out, tally));
-      }
-      if (todo.empty()) break;
       // The first lane left takes the native machine, which records its path while the cache has room.
       const size_t lane = todo.front();
       for (size_t p = 0; p < values.size(); ++p) seed[p] = values[p][lane];
@@ -89,11 +86,12 @@ class ReplayRun final : public PreparedRun {
         e.message = "lane " + std::to_string(lane) + ": " + e.message;
         return e;
       }
-      if (r->isData()) return notANumberOrTensor(r->written, native_.valuePos());
-      if (r->isTensor) return Error{ErrorKind::Type, "the replay engine's lanes take numbers, not tensors", {}};
-      if (traces_.size() > cached) continue;  // a new path: its trace takes this lane and those like it
-      // No trace for this lane: interpreted. Lanes after it may still be on a cached path.
-      if (!shaped) shape(out, lanes), shaped = true;
+      if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
+        todo = replayLanes(*traces_.back(), values, todo.data(), todo.size(), out, tally);
+        continue;
+      }
+      if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
+      // No trace for this lane (the cache is full): interpreted.
       ++tally.interpreted;
       out.value[lane] = r->value;
       for (size_t k = 0; k < r->gradient.size() && k < out.gradient.size(); ++k)
@@ -102,7 +100,7 @@ class ReplayRun final : public PreparedRun {
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     count(out.counters, tally, lanes);
-    out.counters.add("threads", threadsUsed);
+    out.counters.add("threads", threadsUsed_);
     out.counters.add("seconds", seconds);
     return out;
   }
@@ -184,63 +182,62 @@ class ReplayRun final : public PreparedRun {
     return false;
   }
 
-  // Replays the lanes in `todo` on one trace, in blocks on all cores; `todo` keeps the lanes off its path.
-  // Returns the threads used.
-  int replayLanes(const replay::Replayer& tr, const std::vector<std::vector<double>>& values, std::vector<size_t>& todo,
-                  LaneEvaluation& out, Tally& tally) {
-    // Contiguous runs of lanes go by blocks; a sparse rest (lanes left by another path) by gathering them.
-    std::vector<std::vector<double>> gathered;
-    const std::vector<std::vector<double>>* src = &values;
-    const bool contiguous = todo.back() - todo.front() + 1 == todo.size();
-    if (!contiguous) {
-      gathered.assign(values.size(), std::vector<double>(todo.size()));
+  // Replays lanes on one trace, in blocks on all cores: lanes [0, n) when `pick` is null, else pick[0..n) (the
+  // lanes another path left, gathered). Returns the lanes off this trace's path.
+  std::vector<size_t> replayLanes(const replay::Replayer& tr, const std::vector<std::vector<double>>& values,
+                                  const size_t* pick, size_t n, LaneEvaluation& out, Tally& tally) {
+    std::vector<std::vector<double>> gathered, grad;
+    std::vector<double> value;
+    if (pick) {
+      gathered.assign(values.size(), std::vector<double>(n));
       for (size_t p = 0; p < values.size(); ++p)
-        for (size_t j = 0; j < todo.size(); ++j) gathered[p][j] = values[p][todo[j]];
-      src = &gathered;
+        for (size_t j = 0; j < n; ++j) gathered[p][j] = values[p][pick[j]];
+      value.resize(n);
+      grad.assign(out.gradient.size(), std::vector<double>(n));
     }
-    const size_t n = todo.size(), base = contiguous ? todo.front() : 0;
-    std::vector<double> value(contiguous ? 0 : n);
-    std::vector<std::vector<double>> grad(contiguous ? 0 : out.gradient.size(), std::vector<double>(n));
-    std::vector<double>& vdst = contiguous ? out.value : value;
-    std::vector<std::vector<double>>& gdst = contiguous ? out.gradient : grad;
+    const std::vector<std::vector<double>>& src = pick ? gathered : values;
+    std::vector<double>& vdst = pick ? value : out.value;
+    std::vector<std::vector<double>>& gdst = pick ? grad : out.gradient;
     std::vector<uint8_t> ok(n, 0);
     const size_t blocks = (n + replay::kBlock - 1) / replay::kBlock;
-    int threads =
-        opts_.threads > 0 ? opts_.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-    threads = static_cast<int>(std::min<size_t>(static_cast<size_t>(threads), (blocks + 7) / 8));
-    threads = std::max(threads, 1);
+    // A thread for every 8 blocks at least: starting one costs more than a few blocks.
+    const int threads =
+        static_cast<int>(std::clamp<size_t>((blocks + 7) / 8, 1, static_cast<size_t>(laneThreads(opts_))));
     std::atomic<size_t> next{0};
     auto work = [&](replay::Workspace& ws) {
       for (size_t b; (b = next.fetch_add(1)) < blocks;) {
         const size_t from = b * replay::kBlock;
         const int count = static_cast<int>(std::min<size_t>(replay::kBlock, n - from));
-        tr.runBlock(*src, base + from, count, vdst, gdst, ok.data() + from, ws);
+        tr.runBlock(src, from, count, vdst, gdst, ok.data() + from, ws);
       }
     };
     if (threads == 1) {
       work(one_);
     } else {
       std::vector<std::thread> pool;
-      std::vector<replay::Workspace> spaces(static_cast<size_t>(threads - 1));
-      for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { work(spaces[static_cast<size_t>(t - 1)]); });
+      if (spaces_.size() < static_cast<size_t>(threads - 1)) spaces_.resize(static_cast<size_t>(threads - 1));
+      for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { work(spaces_[static_cast<size_t>(t - 1)]); });
       work(one_);
       for (auto& th : pool) th.join();
     }
+    threadsUsed_ = std::max(threadsUsed_, threads);
     std::vector<size_t> left;
     for (size_t j = 0; j < n; ++j) {
+      const size_t lane = pick ? pick[j] : j;
       if (!ok[j]) {
-        left.push_back(todo[j]);
+        left.push_back(lane);
         continue;
       }
       ++tally.replayed;
-      if (contiguous) continue;
-      out.value[todo[j]] = value[j];
-      for (size_t k = 0; k < grad.size(); ++k) out.gradient[k][todo[j]] = grad[k][j];
+      if (!pick) continue;
+      out.value[lane] = value[j];
+      for (size_t k = 0; k < grad.size(); ++k) out.gradient[k][lane] = grad[k][j];
     }
     tally.offPath += left.size();
-    todo.swap(left);
-    return threads;
+    return left;
   }
+  std::deque<replay::Workspace> spaces_;  // the other threads' buffers, kept between batches
+  int threadsUsed_ = 1;
 
   void count(Counters& c, const Tally& t, size_t lanes) const {
     size_t ops = 0, guards = 0;

@@ -1,6 +1,8 @@
 // The replay engine: a trace's text, replay equal to the native engine bit for bit on every corpus pair (one seed
 // and batched lanes), the same operations recorded through mce.scm as directly, and guards that catch every lane
 // moved onto another path.
+#include "replay/Replay.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -15,7 +17,6 @@
 #include "driver/Engine.h"
 #include "driver/Program.h"
 #include "oracle/gate/Manifest.h"
-#include "replay/Replay.h"
 
 namespace dmci {
 namespace {
@@ -175,8 +176,8 @@ TEST(ReplayCorpus, ThroughTheEvaluatorTheTraceHasTheDirectOperations) {
     EXPECT_EQ(tm.ops.size(), td.ops.size()) << p.name;
     EXPECT_EQ(tm.guards.size(), td.guards.size()) << p.name;
   }
-  std::printf("traces compared: %zu pairs; operations direct %zu, through mce.scm %zu (ratio %.3f)\n", compared,
-              direct, viaDmci, direct ? static_cast<double>(viaDmci) / static_cast<double>(direct) : 0.0);
+  std::printf("traces compared: %zu pairs; operations direct %zu, through mce.scm %zu (ratio %.3f)\n", compared, direct,
+              viaDmci, direct ? static_cast<double>(viaDmci) / static_cast<double>(direct) : 0.0);
   EXPECT_GT(compared, 300u);
 }
 

@@ -1,0 +1,252 @@
+// Staged replay against the interpreter and the tensor engine, side by side in one run (issue: staged replay).
+//
+// Names: BM_Replay/<program>/<engine>/<B>: value + gradient (every parameter) of B lanes through the engine
+// seam, the program run as data by mce.scm (route dmci; DMCI_REPLAY_ROUTE=direct for the compiled program).
+// Engines: native (the register machine, lanes on every core), tensor (LibTorch; skipped with a message when its
+// plugin cannot be opened), replay (the trace recorded once, replayed in blocks on every core).
+// Counters: evals_per_s = B / time per batch; roofline = the fraction of the machine's memory bandwidth (a triad
+// on every core, measured once) used by the compulsory traffic, (2P + 1) doubles per evaluation.
+// Also: BM_ReplayOne/<program> (one lane through Replayer::runOne, no seam), BM_Hand/alpha_x2/<B> (the value and
+// gradient written by hand in C++, the floor), and BM_RecordThenReplay/<program> vs BM_Interpret/<program>
+// (recording pays when one record + one replay costs at most two interpreted runs).
+// Programs as the batch bench's: alpha_x2 `(* alpha (* x x))`, poly3 (recursive, n = 3), divergent (lanes
+// differ in recursion depth and branch taken).
+#include <benchmark/benchmark.h>
+
+#include <malloc.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "driver/Engine.h"
+#include "driver/Program.h"
+#include "replay/Replay.h"
+
+namespace {
+using namespace dmci;
+
+struct Case {
+  std::string name;
+  std::string source;
+  std::vector<std::string> params;
+  double (*value)(size_t k, int64_t l, int64_t b);
+};
+
+double sameControl(size_t k, int64_t l, int64_t b) {
+  return k == 0 ? 1.5 : 0.5 + static_cast<double>(l) / static_cast<double>(b);
+}
+double divergent(size_t k, int64_t l, int64_t b) {
+  return k == 0 ? static_cast<double>(l % 8) : 0.9 + 0.2 * static_cast<double>(l) / static_cast<double>(b);
+}
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"alpha_x2", "(* alpha (* x x))", {"alpha", "x"}, sameControl},
+      {"poly3",
+       "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
+       {"alpha", "x"},
+       sameControl},
+      {"divergent",
+       "(define (f n acc) (if (< n 0.5) acc (f (- n 1) (* acc x))))\n(if (< x 1) (f n 1) (- (f n 2) x))",
+       {"n", "x"},
+       divergent},
+  };
+  return c;
+}
+
+Route route() {
+  const char* r = std::getenv("DMCI_REPLAY_ROUTE");
+  return r && std::string(r) == "direct" ? Route::Direct : Route::Dmci;
+}
+
+EvalOptions options(const Case& c) {
+  EvalOptions o;
+  o.route = route();
+  o.wrt = c.params;
+  return o;
+}
+
+std::vector<std::vector<double>> lanes(const Case& c, int64_t b) {
+  std::vector<std::vector<double>> v(c.params.size(), std::vector<double>(static_cast<size_t>(b)));
+  for (size_t k = 0; k < c.params.size(); ++k)
+    for (int64_t l = 0; l < b; ++l) v[k][static_cast<size_t>(l)] = c.value(k, l, b);
+  return v;
+}
+
+// Bytes per second of a triad a = b + 3c over 2^24 doubles on every core, the best of 5.
+double bandwidth() {
+  static const double bw = [] {
+    const size_t n = size_t{1} << 24;
+    std::vector<double> a(n), b(n, 1.0), c(n, 2.0);
+    unsigned threads = std::max(1u, std::thread::hardware_concurrency());
+    double best = 0;
+    for (int rep = 0; rep < 5; ++rep) {
+      auto t0 = std::chrono::steady_clock::now();
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back([&, t] {
+          size_t lo = n * t / threads, hi = n * (t + 1) / threads;
+          for (size_t i = lo; i < hi; ++i) a[i] = b[i] + 3.0 * c[i];
+        });
+      for (auto& th : pool) th.join();
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      best = std::max(best, 3.0 * 8.0 * static_cast<double>(n) / s);
+    }
+    benchmark::DoNotOptimize(a.data());
+    return best;
+  }();
+  return bw;
+}
+
+void BM_Replay(benchmark::State& state, const Case& c, const std::string& engineName) {
+  const int64_t b = state.range(0);
+  auto engine = engineNamed(engineName);
+  if (!engine) {
+    state.SkipWithError(("engine " + engineName + " unavailable: " + engine.error().message).c_str());
+    return;
+  }
+  auto prog = Program::fromText(c.source, c.name + ".scm");
+  auto run = (*engine)->prepare(*prog, c.params, options(c));
+  if (!run) {
+    state.SkipWithError(run.error().str().c_str());
+    return;
+  }
+  auto values = lanes(c, b);
+  auto warm = (*run)->runLanes(values, b);  // records the traces, warms the caches
+  if (!warm) {
+    state.SkipWithError(warm.error().str().c_str());
+    return;
+  }
+  for (auto _ : state) {
+    auto r = (*run)->runLanes(values, b);
+    benchmark::DoNotOptimize(r);
+  }
+  const double perSecond = static_cast<double>(b);
+  state.counters["evals_per_s"] = benchmark::Counter(perSecond, benchmark::Counter::kIsIterationInvariantRate);
+  const double bytes = static_cast<double>(2 * c.params.size() + 1) * 8.0 * perSecond;
+  state.counters["roofline"] =
+      benchmark::Counter(bytes / bandwidth(), benchmark::Counter::kIsIterationInvariantRate);
+  for (const auto& [name, v] : warm->counters)
+    if (std::string(name) != "seconds" && std::string(name) != "utilisation") state.counters[name] = v;
+}
+
+void BM_ReplayOne(benchmark::State& state, const Case& c) {
+  auto prog = Program::fromText(c.source, c.name + ".scm");
+  EvalOptions o = options(c);
+  o.leafParameters = true;
+  Evaluator ev(*prog, c.params, o);
+  std::vector<double> seed = {c.value(0, 0, 1), c.value(1, 0, 1)};
+  replay::Trace t;
+  if (!ev.record(seed, t) || !t.replayable()) {
+    state.SkipWithError("not replayable");
+    return;
+  }
+  std::vector<std::vector<int32_t>> leaves;
+  for (auto& [k, s] : ev.gradientLeaves()) leaves.push_back(s);
+  replay::Replayer rep(std::move(t), leaves, true);
+  replay::Workspace ws;
+  double v, g[2];
+  for (auto _ : state) {
+    bool ok = rep.runOne(seed.data(), v, g, ws);
+    benchmark::DoNotOptimize(ok);
+    benchmark::DoNotOptimize(v);
+    benchmark::DoNotOptimize(g);
+  }
+}
+
+// The value and gradient of alpha x^2 by hand, every core: the floor a specialised evaluator can reach.
+void BM_Hand(benchmark::State& state) {
+  const int64_t b = state.range(0);
+  auto v = lanes(cases()[0], b);
+  std::vector<double> out(static_cast<size_t>(b)), ga(out.size()), gx(out.size());
+  unsigned threads = b >= 4096 ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  for (auto _ : state) {
+    auto body = [&](size_t lo, size_t hi) {
+      const double *al = v[0].data(), *x = v[1].data();
+      for (size_t i = lo; i < hi; ++i) {
+        double xx = x[i] * x[i];
+        out[i] = al[i] * xx;
+        ga[i] = xx;
+        gx[i] = 2.0 * al[i] * x[i];
+      }
+    };
+    if (threads == 1) {
+      body(0, out.size());
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back(body, out.size() * t / threads, out.size() * (t + 1) / threads);
+      for (auto& th : pool) th.join();
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// One interpreted run vs record + one replay, each from a fresh prepared run (set-up excluded).
+void BM_Interpret(benchmark::State& state, const Case& c) {
+  auto prog = Program::fromText(c.source, c.name + ".scm");
+  auto run = nativeEngine().prepare(*prog, c.params, options(c));
+  std::vector<double> seed = {c.value(0, 0, 1), c.value(1, 0, 1)};
+  for (auto _ : state) benchmark::DoNotOptimize((*run)->run(seed));
+}
+
+void BM_RecordThenReplay(benchmark::State& state, const Case& c) {
+  auto prog = Program::fromText(c.source, c.name + ".scm");
+  EvalOptions o = options(c);
+  o.leafParameters = true;
+  Evaluator ev(*prog, c.params, o);
+  std::vector<double> seed = {c.value(0, 0, 1), c.value(1, 0, 1)};
+  std::vector<std::vector<int32_t>> leaves;
+  {
+    replay::Trace t;
+    (void)ev.record(seed, t);
+    for (auto& [k, s] : ev.gradientLeaves()) leaves.push_back(s);
+  }
+  replay::Workspace ws;
+  double v, g[2];
+  for (auto _ : state) {
+    replay::Trace t;
+    benchmark::DoNotOptimize(ev.record(seed, t));
+    replay::Replayer rep(std::move(t), leaves, true);
+    ws.owner = nullptr;
+    benchmark::DoNotOptimize(rep.runOne(seed.data(), v, g, ws));
+  }
+}
+
+const bool kRegistered = [] {
+  for (const auto& c : cases()) {
+    for (const char* e : {"native", "tensor", "replay"})
+      benchmark::RegisterBenchmark(("BM_Replay/" + c.name + "/" + e).c_str(), BM_Replay, c, std::string(e))
+          ->Arg(1)
+          ->Arg(65536)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+    benchmark::RegisterBenchmark(("BM_ReplayOne/" + c.name).c_str(), BM_ReplayOne, c)->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(("BM_Interpret/" + c.name).c_str(), BM_Interpret, c)->Unit(benchmark::kNanosecond);
+    benchmark::RegisterBenchmark(("BM_RecordThenReplay/" + c.name).c_str(), BM_RecordThenReplay, c)
+        ->Unit(benchmark::kNanosecond);
+  }
+  benchmark::RegisterBenchmark("BM_Hand/alpha_x2", BM_Hand)->Arg(1)->Arg(65536)->UseRealTime();
+  return true;
+}();
+
+}  // namespace
+
+// Each batch returns its values and gradients in fresh vectors (the seam's LaneEvaluation). glibc would map
+// every vector over 128 KiB afresh and fault its pages in again each batch; keeping freed memory in the heap
+// (the same for every engine here) measures the engines, not the kernel's page faults.
+int main(int argc, char** argv) {
+  mallopt(M_MMAP_THRESHOLD, 256 << 20);
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
