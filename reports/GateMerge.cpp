@@ -132,8 +132,8 @@ Result<GateReportFile> mergeGateReports(const std::vector<GateReportFile>& shard
   for (const auto& s : shards)
     if (size_t want = shardSize(first.selected, s.from.shard, s.from.shards); s.run.results.size() != want)
       return Error{ErrorKind::Io,
-                   s.path + ": shard " + s.from.shardText() + " of " + std::to_string(first.selected) + " pairs holds " +
-                       std::to_string(s.run.results.size()) + " pairs, not " + std::to_string(want),
+                   s.path + ": shard " + s.from.shardText() + " of " + std::to_string(first.selected) +
+                       " pairs holds " + std::to_string(s.run.results.size()) + " pairs, not " + std::to_string(want),
                    {}};
   GateReportFile out{"", shards[order->front()].run, {}};
   out.run.results.assign(first.selected, PairResult{});

@@ -17,15 +17,32 @@ std::string escaped(const std::string& s) {
   for (char ch : s) {
     unsigned char c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&apos;"; break;
-      case '\n': out += "&#10;"; break;
-      case '\r': out += "&#13;"; break;
-      case '\t': out += "&#9;"; break;
-      default: out += c < 0x20 || c == 0x7f ? '?' : ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&apos;";
+        break;
+      case '\n':
+        out += "&#10;";
+        break;
+      case '\r':
+        out += "&#13;";
+        break;
+      case '\t':
+        out += "&#9;";
+        break;
+      default:
+        out += c < 0x20 || c == 0x7f ? '?' : ch;
     }
   }
   return out;
@@ -66,8 +83,8 @@ void writeCase(std::ostringstream& o, const JUnitCase& c) {
   }
   o << ">\n";
   if (c.failure)
-    o << "      <failure message=\"" << escaped(c.failure->message) << "\" type=\"" << escaped(c.failure->type)
-      << "\">" << content(c.failure->text) << "</failure>\n";
+    o << "      <failure message=\"" << escaped(c.failure->message) << "\" type=\"" << escaped(c.failure->type) << "\">"
+      << content(c.failure->text) << "</failure>\n";
   if (!c.output.empty()) o << "      <system-out>" << content(c.output) << "</system-out>\n";
   o << "    </testcase>\n";
 }

@@ -15,7 +15,9 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-Error bad(const std::string& path, const std::string& message) { return Error{ErrorKind::Io, path + ": " + message, {}}; }
+Error bad(const std::string& path, const std::string& message) {
+  return Error{ErrorKind::Io, path + ": " + message, {}};
+}
 
 Result<std::string> readBytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -148,7 +150,8 @@ Result<std::vector<size_t>> shardOrder(const std::vector<std::pair<std::string, 
       problems.push_back("shard " + p.shardText() + " appears twice: " + reports[it->second].first + " and " + path);
   }
   for (int s = 0; s < shards; ++s)
-    if (!byShard.count(s)) problems.push_back("shard " + std::to_string(s) + "/" + std::to_string(shards) + " is missing");
+    if (!byShard.count(s))
+      problems.push_back("shard " + std::to_string(s) + "/" + std::to_string(shards) + " is missing");
   if (!problems.empty()) {
     std::ostringstream o;
     o << "cannot merge " << reports.size() << " report" << (reports.size() == 1 ? "" : "s") << ":";

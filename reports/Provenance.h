@@ -17,13 +17,13 @@
 namespace dmci::reports {
 
 struct Provenance {
-  std::string kind;         // "gate" or "fuzz"
+  std::string kind;  // "gate" or "fuzz"
   int shard = 0, shards = 1;
-  std::vector<int> merged;  // the shards a merged report holds; empty for one process's report
-  uint64_t selected = 0;    // the gate: pairs selected in all shards together
-  std::string build;        // the dmci executable's content hash
-  std::string input;        // the gate: the corpus's content hash; the fuzz campaign: its seed
-  std::string settings;     // the options that change results, as text
+  std::vector<int> merged;        // the shards a merged report holds; empty for one process's report
+  uint64_t selected = 0;          // the gate: pairs selected in all shards together
+  std::string build;              // the dmci executable's content hash
+  std::string input;              // the gate: the corpus's content hash; the fuzz campaign: its seed
+  std::string settings;           // the options that change results, as text
   std::string shardText() const;  // "i/N", or "all/N" when merged
 };
 

@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <fstream>
 #include <optional>
 #include <utility>
 
@@ -53,13 +54,16 @@ Result<std::optional<std::pair<long, long>>> pairOf(const char* indexName, const
   return std::optional(std::pair(*i, *n));
 }
 
-// GoogleTest's sharding contract: GTEST_SHARD_INDEX of GTEST_TOTAL_SHARDS.
+// GoogleTest's sharding contract: GTEST_SHARD_INDEX of GTEST_TOTAL_SHARDS, acknowledged by creating the file
+// GTEST_SHARD_STATUS_FILE names (a runner that sets it takes a missing file to mean sharding was ignored).
 Result<std::optional<Shard>> gtestShard() {
   auto p = pairOf("GTEST_SHARD_INDEX", "GTEST_TOTAL_SHARDS");
   if (!p) return p.error();
   if (!*p) return std::optional<Shard>();
   auto s = inRange((*p)->first, (*p)->second, "GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS", "GTEST_*");
   if (!s) return s.error();
+  if (auto status = variable("GTEST_SHARD_STATUS_FILE"); status && !std::ofstream(*status, std::ios::app))
+    return Error{ErrorKind::Io, "cannot create GTEST_SHARD_STATUS_FILE " + *status, {}};
   return std::optional(*s);
 }
 

@@ -18,7 +18,8 @@ struct Shard {
 // "i/N" with 0 <= i < N; a Usage error says what was wrong.
 Result<Shard> parseShard(const std::string& text);
 
-// The flag when given (non-empty), else GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS, else a SLURM job array's task
+// The flag when given (non-empty), else GTEST_SHARD_INDEX/GTEST_TOTAL_SHARDS (creating GTEST_SHARD_STATUS_FILE when
+// set, as GoogleTest's contract asks), else a SLURM job array's task
 // (its index counted from SLURM_ARRAY_TASK_MIN; a step other than 1 is refused), else 0/1. Half a pair of
 // variables, or a value that is not a number in range, is a Usage error naming the variable.
 Result<Shard> shardFromFlagOrEnvironment(const std::string& flag);

@@ -73,7 +73,8 @@ class Shards : public ::testing::Test {
   Outcome dmci(const std::string& args, const std::string& env = "") {
     std::string cmd = "cd '" + dir.string() +
                       "' && env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS -u SLURM_ARRAY_TASK_ID "
-                      "-u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_STEP " +
+                      "-u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_STEP "
+                      "-u GTEST_SHARD_STATUS_FILE " +
                       env + " '" DMCI_BINARY_DIR "/dmci' " + args + " >stdout.txt 2>stderr.txt";
     int status = std::system(cmd.c_str());
     Outcome o;
@@ -178,6 +179,9 @@ TEST_F(Shards, TheShardComesFromGoogleTestsOrSlurmsVariablesWhenTheFlagIsAbsent)
   EXPECT_EQ(shardOf("GTEST_SHARD_INDEX=2 GTEST_TOTAL_SHARDS=3 SLURM_ARRAY_TASK_ID=1 SLURM_ARRAY_TASK_COUNT=3"),
             "2/3 small/3");
   EXPECT_EQ(shardOf("GTEST_SHARD_INDEX=2 GTEST_TOTAL_SHARDS=3", "--shard 0/2"), "0/2 small/1");
+  // A runner that asks for an acknowledgement gets one.
+  EXPECT_EQ(shardOf("GTEST_SHARD_INDEX=1 GTEST_TOTAL_SHARDS=3 GTEST_SHARD_STATUS_FILE=ack"), "1/3 small/2");
+  EXPECT_TRUE(fs::exists(dir / "ack"));
 }
 
 TEST_F(Shards, AShardThatCannotBeIsAUsageError) {
@@ -250,8 +254,7 @@ TEST_F(MergeRefuses, AShardOfAnotherCorpus) {
 TEST_F(MergeRefuses, AShardOfAnotherBuild) {
   // A shard's report carries the hash of the dmci that wrote it; another build's differs.
   edit("s2.json", [](json& r) { r["provenance"]["fingerprint"]["build"] = "fnv1a64:0123456789abcdef"; });
-  refused("s0.json s1.json s2.json",
-          "mixed builds (the dmci executables differ): s0.json has 'fnv1a64:");
+  refused("s0.json s1.json s2.json", "mixed builds (the dmci executables differ): s0.json has 'fnv1a64:");
 }
 
 TEST_F(MergeRefuses, ShardsRunWithOtherSettingsOrCounts) {
@@ -323,9 +326,9 @@ TEST_F(Shards, MergedFuzzFailuresAreDeduplicatedByTheirShrunkProgram) {
   }
   // The same shrunk program found from two cases, one in each shard, and another one in shard 1.
   auto failure = [](int index, const std::string& program) {
-    return json{{"index", index},      {"property", "triangle"}, {"family", "arithmetic"}, {"program", program},
+    return json{{"index", index},       {"property", "triangle"}, {"family", "arithmetic"}, {"program", program},
                 {"seed", {{"x", 1.5}}}, {"wrt", {"x"}},           {"literals", false},      {"detail", "value 1 vs 2"},
-                {"original", program}, {"shrink_steps", 3}};
+                {"original", program},  {"shrink_steps", 3}};
   };
   for (auto [name, failures] : {std::pair{"f0.json", json::array({failure(4, "(* x x)")})},
                                 {"f1.json", json::array({failure(1, "(* x x)"), failure(3, "(sin x)")})}}) {
