@@ -1,4 +1,4 @@
-// The fuzz campaign's reports: JSON with every count and failure, and a Markdown summary.
+// The fuzz campaign's reports: JSON with every count, failure and the provenance, a Markdown summary, JUnit XML.
 #include "reports/FuzzReport.h"
 
 #include <cstdio>
@@ -33,17 +33,20 @@ json failureJson(const props::Failure& f) {
           {"reproduce", props::describe(f.shrunk)}};
 }
 
-json reportJson(const CampaignReport& r) {
+json reportJson(const CampaignReport& r, const Provenance& from) {
   json failures = json::array();
   for (const auto& f : r.failures) failures.push_back(failureJson(f));
-  return {{"seed", r.seed},
-          {"shard", std::to_string(r.shard) + "/" + std::to_string(r.shards)},
+  return {{"provenance", provenanceJson(from)},
+          {"seed", r.seed},
+          {"shard", from.shardText()},
           {"jobs", r.jobs},
           {"cases", r.cases},
           {"pass", r.pass},
           {"nondifferentiable", r.nondifferentiable},
           {"ill_conditioned", r.illConditioned},
           {"failed", r.failed},
+          {"recursive", r.recursive},
+          {"higher_order", r.higherOrder},
           {"recursive_percent", pct(r.recursive, r.cases)},
           {"higher_order_percent", pct(r.higherOrder, r.cases)},
           {"syntax_checks", r.syntaxChecks},
@@ -68,14 +71,14 @@ void countTable(std::ostream& out, const char* what, const std::map<std::string,
   }
 }
 
-void writeMarkdown(std::ostream& out, const CampaignReport& r) {
+void writeMarkdown(std::ostream& out, const CampaignReport& r, const Provenance& from) {
   const gate::Criteria c;  // the criteria the campaign judges by: the gate's
   char line[320];
   out << "# dmci fuzz report\n\n";
   std::snprintf(line, sizeof line,
-                "Seed %llu, shard %d/%d, %d jobs: **%llu cases** in %.1f s (%.1f cases/s); %llu pass, %llu "
+                "Seed %llu, shard %s, %d jobs: **%llu cases** in %.1f s (%.1f cases/s); %llu pass, %llu "
                 "nondifferentiable, **%llu failed**.\n",
-                static_cast<unsigned long long>(r.seed), r.shard, r.shards, r.jobs,
+                static_cast<unsigned long long>(r.seed), from.shardText().c_str(), r.jobs,
                 static_cast<unsigned long long>(r.cases), r.seconds, rate(r), static_cast<unsigned long long>(r.pass),
                 static_cast<unsigned long long>(r.nondifferentiable), static_cast<unsigned long long>(r.failed));
   out << line;
@@ -112,7 +115,42 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r) {
   }
 }
 
+// The properties a campaign checks, with how many times each ran.
+std::vector<std::pair<std::string, uint64_t>> propertiesChecked(const CampaignReport& r) {
+  return {{"triangle", r.cases},
+          {"expand", r.syntaxChecks},
+          {"print-read", r.syntaxChecks},
+          {"lanes", r.laneChecks},
+          {"bad-input", r.badInputChecks}};
+}
+
+JUnitCase failureCase(const props::Failure& f) {
+  std::string first = f.detail.substr(0, f.detail.find('\n'));
+  return {"fuzz." + f.property, f.property + ": case " + std::to_string(f.index), 0,
+          JUnitFailure{first.empty() ? "failed" : first, "fuzz." + f.property,
+                       props::describe(f.shrunk) + "\n\n" + f.detail},
+          "shrunk in " + std::to_string(f.shrinkSteps) + " steps from:\n" + f.original};
+}
+
 }  // namespace
+
+JUnitSuite fuzzJUnit(const CampaignReport& r, const Provenance& from) {
+  JUnitSuite s{"dmci.fuzz",
+               r.seconds,
+               {{"seed", std::to_string(r.seed)},
+                {"shard", from.shardText()},
+                {"build", from.build},
+                {"settings", from.settings}},
+               {}};
+  for (const auto& [property, checks] : propertiesChecked(r)) {
+    bool failed = false;
+    for (const auto& f : r.failures)
+      if (f.property == property) failed = true, s.cases.push_back(failureCase(f));
+    if (!failed && checks > 0)
+      s.cases.push_back({"fuzz." + property, property, 0, std::nullopt, std::to_string(checks) + " checks passed"});
+  }
+  return s;
+}
 
 double percent(uint64_t k, uint64_t n) { return n ? 100.0 * static_cast<double>(k) / static_cast<double>(n) : 0.0; }
 
@@ -120,15 +158,17 @@ double casesPerSecond(const CampaignReport& r) {
   return r.seconds > 0 ? static_cast<double>(r.cases) / r.seconds : 0.0;
 }
 
-std::optional<std::string> writeFuzzReports(const CampaignReport& r, const std::string& jsonPath,
-                                            const std::string& mdPath) {
-  if (!jsonPath.empty())
-    if (auto w = writeFileAtomically(jsonPath, reportJson(r).dump(2) + "\n"); !w) return w.error().message;
-  if (!mdPath.empty()) {
+std::optional<std::string> writeFuzzReports(const CampaignReport& r, const Provenance& from,
+                                            const FuzzReportPaths& paths) {
+  if (!paths.json.empty())
+    if (auto w = writeFileAtomically(paths.json, reportJson(r, from).dump(2) + "\n"); !w) return w.error().message;
+  if (!paths.md.empty()) {
     std::ostringstream md;
-    writeMarkdown(md, r);
-    if (auto w = writeFileAtomically(mdPath, md.str()); !w) return w.error().message;
+    writeMarkdown(md, r, from);
+    if (auto w = writeFileAtomically(paths.md, md.str()); !w) return w.error().message;
   }
+  if (!paths.junit.empty())
+    if (auto w = writeJUnit(paths.junit, "dmci fuzz", {fuzzJUnit(r, from)}); !w) return w.error().message;
   return std::nullopt;
 }
 

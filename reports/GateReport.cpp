@@ -1,4 +1,5 @@
-// Writes the gate's JSON report (per pair and summary) and its Markdown report with SVG error histograms.
+// Writes the gate's JSON report (per pair, summary, provenance), its Markdown report with SVG error histograms, and
+// its JUnit XML.
 #include "reports/GateReport.h"
 
 #include <cmath>
@@ -113,6 +114,7 @@ json summaryJson(const gate::GateRun& run, const gate::GateSummary& s) {
             {"closed_form", c.closedForm},
             {"batched", c.batched},
             {"floor", c.floor},
+            {"rounding", c.rounding},
             {"relative_error", "|a - b| / max(|b|, floor), b the reference"}}}};
 }
 
@@ -137,11 +139,18 @@ std::string cell(std::string s) {
   return s;
 }
 
-void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::GateSummary& s) {
+// Which shards a report covers: nothing for an unsharded run's.
+std::string shardWords(const Provenance& from) {
+  if (!from.merged.empty()) return " Merged from " + std::to_string(from.shards) + " shards.";
+  if (from.shards > 1) return " Shard " + from.shardText() + ".";
+  return "";
+}
+
+void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::GateSummary& s, const Provenance& from) {
   const gate::Criteria& c = run.criteria;
   o << "# Gradient-correctness gate\n\n";
   o << "Corpus `" << run.dir << "`: " << s.all.total << " pairs, " << run.jobs << " jobs, " << secs(s.seconds)
-    << " s wall. **" << (s.passed ? "PASSED" : "FAILED") << "**\n\n";
+    << " s wall." << shardWords(from) << " **" << (s.passed ? "PASSED" : "FAILED") << "**\n\n";
   o << "| status | pairs |\n| --- | ---: |\n| pass | " << s.all.pass << " |\n| fail | " << s.all.fail
     << " |\n| nondifferentiable | " << s.all.nondifferentiable << " |\n| total | " << s.all.total << " |\n\n";
   if (s.all.illConditioned)
@@ -213,17 +222,43 @@ void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
 
 Result<bool> writeFile(const std::string& path, const std::string& text) { return writeFileAtomically(path, text); }
 
-}  // namespace
-
-nlohmann::ordered_json gateJson(const gate::GateRun& run, const gate::GateSummary& summary) {
-  json pairs = json::array();
-  for (const auto& r : run.results) pairs.push_back(pairJson(r));
-  return {{"pairs", pairs}, {"summary", summaryJson(run, summary)}};
+JUnitCase pairCase(const gate::PairResult& r) {
+  JUnitCase c{"gate." + r.pair.family, r.pair.name, r.seconds, std::nullopt, ""};
+  if (r.status == Status::Fail) {
+    std::string text = r.pair.file + ", expected " + gate::expectName(r.pair.expect) + "\n";
+    for (const auto& why : r.reasons) text += "- " + why + "\n";
+    c.failure = JUnitFailure{r.reasons.empty() ? "failed" : r.reasons.front(), "gate.fail", text};
+  } else if (r.status == Status::Nondifferentiable) {
+    c.output = "nondifferentiable, as expected: " + r.oracle.reason;
+  }
+  for (const auto& note : r.notes) c.output += (c.output.empty() ? "" : "\n") + note;
+  return c;
 }
 
-std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summary) {
+}  // namespace
+
+nlohmann::ordered_json gateJson(const gate::GateRun& run, const gate::GateSummary& summary, const Provenance& from) {
+  json pairs = json::array();
+  for (const auto& r : run.results) pairs.push_back(pairJson(r));
+  return {{"provenance", provenanceJson(from)}, {"pairs", pairs}, {"summary", summaryJson(run, summary)}};
+}
+
+JUnitSuite gateJUnit(const gate::GateRun& run, const Provenance& from) {
+  JUnitSuite s{"dmci.gate",
+               run.seconds,
+               {{"corpus", run.dir},
+                {"shard", from.shardText()},
+                {"build", from.build},
+                {"corpus_hash", from.input},
+                {"settings", from.settings}},
+               {}};
+  for (const auto& r : run.results) s.cases.push_back(pairCase(r));
+  return s;
+}
+
+std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summary, const Provenance& from) {
   std::ostringstream o;
-  mdSummary(o, run, summary);
+  mdSummary(o, run, summary, from);
   mdFamilies(o, summary);
   mdHistograms(o, summary);
   mdWorstAndSlowest(o, summary);
@@ -231,13 +266,17 @@ std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summ
   return o.str();
 }
 
-Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary, const std::string& jsonPath,
-                              const std::string& mdPath) {
-  if (!jsonPath.empty()) {
-    auto w = writeFile(jsonPath, gateJson(run, summary).dump(1) + "\n");
+Result<bool> writeGateReports(const gate::GateRun& run, const gate::GateSummary& summary, const Provenance& from,
+                              const GateReportPaths& paths) {
+  if (!paths.json.empty()) {
+    auto w = writeFile(paths.json, gateJson(run, summary, from).dump(1) + "\n");
     if (!w) return w;
   }
-  if (!mdPath.empty()) return writeFile(mdPath, gateMarkdown(run, summary));
+  if (!paths.md.empty()) {
+    auto w = writeFile(paths.md, gateMarkdown(run, summary, from));
+    if (!w) return w;
+  }
+  if (!paths.junit.empty()) return writeJUnit(paths.junit, "dmci check", {gateJUnit(run, from)});
   return true;
 }
 

@@ -9,8 +9,10 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
+#include "cli/Shard.h"
 #include "driver/Engine.h"
 #include "oracle/gate/Gate.h"
 #include "oracle/gate/Summary.h"
@@ -114,6 +116,33 @@ const CLI::Validator kTolerance(
     },
     "POSITIVE");
 
+// The pairs of shard i of N: positions i, i + N, i + 2N, ... of the selected pairs.
+std::vector<GatePair> shardOf(const std::vector<GatePair>& pairs, const Shard& shard) {
+  std::vector<GatePair> out;
+  for (size_t k = static_cast<size_t>(shard.index); k < pairs.size(); k += static_cast<size_t>(shard.count))
+    out.push_back(pairs[k]);
+  return out;
+}
+
+// What made this run: shard, build, corpus content and the options that change results.
+Result<reports::Provenance> provenanceOf(const CheckArgs& a, const Manifest& manifest, size_t selected,
+                                         const Shard& shard) {
+  reports::Provenance p{"gate", shard.index, shard.count, {}, selected, "", "", ""};
+  auto build = reports::executableHash();
+  if (!build) return build.error();
+  std::vector<std::string> files;
+  for (const auto& pair : manifest.pairs) files.push_back(pair.file);
+  auto corpus = reports::corpusHash(a.dir, files);
+  if (!corpus) return corpus.error();
+  p.build = *build, p.input = *corpus;
+  std::ostringstream s;
+  s << "engine " << a.engine << (a.engine == "native" ? "" : " on " + a.device) << "; filter '" << a.filter
+    << "'; tolerances value " << a.tolValue << ", ad " << a.tolAd << ", fd " << a.tolFd << ", closed form "
+    << a.tolClosed << "; rounding " << a.rounding;
+  p.settings = s.str();
+  return p;
+}
+
 }  // namespace
 
 CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
@@ -125,7 +154,11 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
   c->add_option("--md", a.md, "the Markdown report ('' for none; by default none for a --filter or tensor-engine run)")
       ->capture_default_str()
       ->each([&a](const std::string&) { a.mdGiven = true; });
+  c->add_option("--junit", a.junit, "JUnit XML: a test case per pair");
   c->add_option("--filter", a.filter, "only pairs whose name matches: a regular expression, else a substring");
+  c->add_option("--shard", a.shard,
+                "run shard i of N: the selected pairs at positions i, i + N, ... (default: GTEST_SHARD_INDEX/"
+                "GTEST_TOTAL_SHARDS, else SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else all pairs)");
   c->add_option("--jobs,-j", a.jobs, "pairs run in parallel (0: one per hardware thread)")->capture_default_str();
   c->add_option("--tol-value", a.tolValue, "relative tolerance: values")->check(kTolerance)->capture_default_str();
   c->add_option("--tol-ad", a.tolAd, "relative tolerance: dmci vs direct gradients")
@@ -152,11 +185,19 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
 int checkCommand(const CheckArgs& a) {
   auto engine = engineFor(a);
   if (!engine) return usage(engine.error().message);
+  auto shard = shardFromFlagOrEnvironment(a.shard);
+  if (!shard) return usage(shard.error().message);
   auto manifest = loadManifest(a.dir);
   if (!manifest) return usage(manifest.error().message);
-  std::vector<GatePair> pairs = selectPairs(manifest->pairs, a.filter);
-  if (pairs.empty())
+  std::vector<GatePair> selected = selectPairs(manifest->pairs, a.filter);
+  if (selected.empty())
     return usage(a.filter.empty() ? manifest->path + " lists no pairs" : "no pair matches --filter " + a.filter);
+  auto from = provenanceOf(a, *manifest, selected.size(), *shard);
+  if (!from) return usage(from.error().message);
+  std::vector<GatePair> pairs = shardOf(selected, *shard);
+  if (shard->count > 1)
+    std::printf("gate: shard %s (from %s): %zu of %zu pairs\n", shard->str().c_str(), shard->source.c_str(),
+                pairs.size(), selected.size());
   GateOptions opts;
   opts.criteria = Criteria{a.tolValue, a.tolAd, a.tolFd, a.tolClosed};
   opts.criteria.rounding = a.rounding;
@@ -176,13 +217,13 @@ int checkCommand(const CheckArgs& a) {
   GateSummary summary = summarize(run);
   printTable(run, a.quiet);
   printSummary(run, summary);
-  // A partial run (--filter) or another engine's must not overwrite the committed full report by default.
-  bool partial = !a.filter.empty() || a.engine != "native";
+  // A partial run (--filter, a shard) or another engine's must not overwrite the committed full report by default.
+  bool partial = !a.filter.empty() || a.engine != "native" || shard->count > 1;
   std::string json = partial && !a.jsonGiven ? "" : a.json, md = partial && !a.mdGiven ? "" : a.md;
-  auto written = reports::writeGateReports(run, summary, json, md);
+  auto written = reports::writeGateReports(run, summary, *from, {json, md, a.junit});
   if (!written) return usage(written.error().message);
-  if (!a.quiet && !json.empty()) std::printf("wrote %s\n", json.c_str());
-  if (!a.quiet && !md.empty()) std::printf("wrote %s\n", md.c_str());
+  for (const auto& path : {json, md, a.junit})
+    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", path.c_str());
   return summary.passed ? kOk : kFailed;
 }
 

@@ -12,6 +12,8 @@ struct CheckArgs {
   std::string json = "reports/published/gate.json";
   std::string md = "reports/published/gate.md";
   bool jsonGiven = false, mdGiven = false;
+  std::string junit;  // JUnit XML, when given
+  std::string shard;  // "i/N"; empty: from the environment (cli/Shard.h), else the whole corpus
   std::string filter;
   int jobs = 0;  // 0: one per hardware thread
   double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-8;

@@ -9,7 +9,9 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
+#include "cli/Shard.h"
 #include "driver/Engine.h"
 #include "properties/Campaign.h"
 #include "reports/FuzzReport.h"
@@ -21,16 +23,17 @@ using props::CampaignReport;
 using json = nlohmann::ordered_json;
 constexpr int kOk = 0, kFailed = 1, kUsage = 2;
 
-bool parseShard(const std::string& s, int& shard, int& shards) {
-  auto slash = s.find('/');
-  if (slash == std::string::npos) return false;
-  try {
-    shard = std::stoi(s.substr(0, slash));
-    shards = std::stoi(s.substr(slash + 1));
-  } catch (const std::exception&) {
-    return false;
-  }
-  return shards >= 1 && shard >= 0 && shard < shards;
+// What made this campaign: the build, the seed, and the options that change which cases run and how they are judged.
+Result<reports::Provenance> provenanceOf(const FuzzArgs& a, const props::CampaignOptions& o, const Shard& shard,
+                                         const std::string& lanesOff) {
+  auto build = reports::executableHash();
+  if (!build) return build.error();
+  std::ostringstream s;
+  s << "max depth " << o.maxDepth << "; dmci route " << (o.triangle.dmci ? "on" : "off") << "; lanes every "
+    << a.lanesEvery << (lanesOff.empty() ? "" : " (off: " + lanesOff + ")") << "; bad input every " << o.badInputEvery
+    << "; " << (o.seconds > 0 ? "seconds " + std::to_string(o.seconds) : "cases " + std::to_string(o.cases));
+  return reports::Provenance{"fuzz", shard.index, shard.count, {}, 0, *build, "seed " + std::to_string(o.seed),
+                             s.str()};
 }
 
 void progressLine(const CampaignReport& r, const props::CampaignOptions& o) {
@@ -51,9 +54,12 @@ CLI::App* addFuzzCommand(CLI::App& app, FuzzArgs& a) {
   auto* cases = c->add_option("--cases", a.cases, "run this many cases (default 1000)");
   c->add_option("--seconds", a.seconds, "run for this long")->excludes(cases);
   c->add_option("--seed", a.seed, "campaign seed (default: from the clock; always printed)");
-  c->add_option("--shard", a.shard, "run shard i of N: the case indices equal to i modulo N");
+  c->add_option("--shard", a.shard,
+                "run shard i of N: the case indices equal to i modulo N (default: GTEST_SHARD_INDEX/"
+                "GTEST_TOTAL_SHARDS, else SLURM_ARRAY_TASK_ID/SLURM_ARRAY_TASK_COUNT, else 0/1)");
   c->add_option("--json", a.json, "JSON report path ('' for none)");
   c->add_option("--md", a.md, "Markdown report path ('' for none)");
+  c->add_option("--junit", a.junit, "JUnit XML: a test case per property, a failing one per failure");
   c->add_option("--save", a.save,
                 "write shrunk failures here: triangle and lane failures as .scm files plus manifest.json pairs (dmci "
                 "check DIR), others as .txt");
@@ -70,10 +76,12 @@ CLI::App* addFuzzCommand(CLI::App& app, FuzzArgs& a) {
 
 int fuzzCommand(const FuzzArgs& a) {
   props::CampaignOptions o;
-  if (!parseShard(a.shard, o.shard, o.shards)) {
-    std::cerr << "dmci fuzz: --shard expects i/N with 0 <= i < N, got '" << a.shard << "'\n";
+  auto shard = shardFromFlagOrEnvironment(a.shard);
+  if (!shard) {
+    std::cerr << "dmci fuzz: " << shard.error().message << "\n";
     return kUsage;
   }
+  o.shard = shard->index, o.shards = shard->count;
   o.seed =
       a.seed ? a.seed : static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count()) % 1000000007;
   o.cases = a.cases == 0 && a.seconds <= 0 ? 1000 : a.cases;
@@ -103,11 +111,17 @@ int fuzzCommand(const FuzzArgs& a) {
       o.jobs,
       o.seconds > 0 ? (std::to_string(o.seconds) + " s").c_str() : (std::to_string(o.cases) + " cases").c_str());
   if (!lanesOff.empty()) std::printf("dmci fuzz: lane checks off: %s\n", lanesOff.c_str());
+  auto from = provenanceOf(a, o, *shard, lanesOff);
+  if (!from) {
+    std::cerr << "dmci fuzz: " << from.error().message << "\n";
+    return kUsage;
+  }
   std::fflush(stdout);
   if (!a.quiet && isatty(fileno(stderr))) o.progress = [&o](const CampaignReport& r) { progressLine(r, o); };
   CampaignReport r = props::runCampaign(o);
   if (o.progress) std::fprintf(stderr, "\n");
-  if (auto err = reports::writeFuzzReports(r, a.json, a.md)) std::cerr << "dmci fuzz: " << *err << "\n";
+  auto unwritten = reports::writeFuzzReports(r, *from, {a.json, a.md, a.junit});
+  if (unwritten) std::cerr << "dmci fuzz: " << *unwritten << "\n";
   for (const auto& f : r.failures)
     std::printf("\nFAIL case %llu (%s):\n%s\n%s\n", static_cast<unsigned long long>(f.index), f.property.c_str(),
                 props::describe(f.shrunk).c_str(), f.detail.c_str());
@@ -123,6 +137,7 @@ int fuzzCommand(const FuzzArgs& a) {
       static_cast<unsigned long long>(r.seed), static_cast<unsigned long long>(r.cases), r.seconds,
       reports::casesPerSecond(r), reports::percent(r.recursive, r.cases), reports::percent(r.higherOrder, r.cases),
       static_cast<unsigned long long>(r.nondifferentiable), static_cast<unsigned long long>(r.failed));
+  if (unwritten) return kUsage;  // a report asked for is missing: not a result to trust
   return r.failed ? kFailed : kOk;
 }
 

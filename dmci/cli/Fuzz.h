@@ -10,10 +10,11 @@ struct FuzzArgs {
   uint64_t cases = 0;  // 0 with no --seconds: 1,000
   double seconds = 0;
   uint64_t seed = 0;  // 0: drawn from the clock, and printed
-  std::string shard = "0/1";
+  std::string shard;  // "i/N"; empty: from the environment (cli/Shard.h), else 0/1
   std::string json = "reports/tmp/fuzz.json";
   std::string md = "reports/tmp/fuzz.md";
-  std::string save;  // where failures become corpus cases
+  std::string junit;  // JUnit XML, when given
+  std::string save;   // where failures become corpus cases
   int jobs = 2;
   int maxDepth = 5;
   bool noDmci = false;

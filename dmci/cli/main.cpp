@@ -9,6 +9,7 @@
 #include "cli/Compile.h"
 #include "cli/Exit.h"
 #include "cli/Fuzz.h"
+#include "cli/Merge.h"
 #include "cli/Run.h"
 
 int main(int argc, char** argv) {
@@ -17,7 +18,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<std::function<int()>> commands = {
       addRunCommand(app, false), addRunCommand(app, true), addRunCommand(app, true, true), addCompileCommand(app),
-      addExpandCommand(app),     addPrimsCommand(app),     addEnginesCommand(app)};
+      addExpandCommand(app),     addPrimsCommand(app),     addEnginesCommand(app),            addMergeCommand(app)};
   CheckArgs checkArgs;
   auto* check = addCheckCommand(app, checkArgs);
   commands.push_back([&] { return *check ? checkCommand(checkArgs) : -1; });

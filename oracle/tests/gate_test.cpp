@@ -415,7 +415,9 @@ TEST(Reports, JsonAndMarkdownAreWrittenAndParse) {
   GateRun run = runCorpus();
   GateSummary s = summarize(run);
   std::string dir = std::string(DMCI_BINARY_DIR) + "/gate_test_reports";
-  auto w = reports::writeGateReports(run, s, dir + "/gate.json", dir + "/gate.md");
+  reports::Provenance from;
+  from.kind = "gate";
+  auto w = reports::writeGateReports(run, s, from, {dir + "/gate.json", dir + "/gate.md", ""});
   ASSERT_TRUE(w) << w.error().str();
   std::ifstream jin(dir + "/gate.json");
   auto j = nlohmann::json::parse(jin);
