@@ -7,9 +7,11 @@ deterministic counts as the gate (ci/perf-report is the entry; ci/bench uses the
       interleaving inside each process), runs the cachegrind workload on each, and writes
       OUT/<base>..<head>.md, .json and .svg plots; exit 0, 1 (a count changed, or a confident time
       regression of FAIL or more) or 2 (could not run).
-  perf_report.py analyse RAW.json [--out DIR]   the report again from the samples a compare run kept
+  perf_report.py analyse SAMPLES.json [--out DIR]  the report again from the samples a compare run kept
   perf_report.py bench --build DIR --out DIR     one build's suites once (ci/bench), GB JSON per suite and merged
   perf_report.py counts BASELINE NEW             the count gate between two merged GB JSON files (ci/bench)
+  perf_report.py baseline SAMPLES.json           stores a compare run's HEAD in reports/baselines/<fingerprint>/
+  perf_report.py tally REPORT.json...            verdict counts over several runs (the acceptance runs)
 
 Times are per-repetition CPU times (real time for the suites that measure wall time); the counts are the
 benchmarks' engine counters, which must be equal in every repetition and on both sides.
@@ -43,6 +45,8 @@ SUITES_FULL = ("latency_bench", "compile_bench", "threads_bench", "batch_bench")
 WALL_TIME_SUITES = ("batch_bench", "threads_bench")  # they time wall clock (UseRealTime, threads)
 QUICK_FILTER = r"^BM_Latency/(alpha_x2|a_bx2|poly3|twice|compose)/(direct|dmci)$|^BM_Depth/sum/(direct|dmci)/"
 REPS_PER_PROCESS = 3  # repetitions in each process; the rounds alternate processes of the two builds
+FULL_REPS = 9  # repetitions per benchmark and build: the U test needs about 9 (compare.py)
+QUICK_REPS, QUICK_MIN_TIME = 15, "0.05"  # short repetitions, more of them: more power on a noisy machine
 
 # The cachegrind workload: short and fixed, through the evaluator (dmci route) with its gradient.
 WORKLOAD = ["grad", "--via", "dmci", "--json", "--stats", "-b", "x=0.5", "-e",
@@ -90,6 +94,8 @@ def run_suite(binary, out_json, reps, min_time, bench_filter, interleave=True, a
     r = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
         raise CouldNotRun(f"{' '.join(map(shlex.quote, cmd))} failed ({r.returncode}): {r.stderr.strip()[-400:]}")
+    if not os.path.exists(out_json) or os.path.getsize(out_json) == 0:
+        return {"context": {}, "benchmarks": []}  # the filter matched none of this binary's benchmarks
     with open(out_json) as f:
         return json.load(f)
 
@@ -112,8 +118,8 @@ def add_samples(store, suite, gb):
             continue
         s["times"].append(time_ns(b, field))
         for k, v in b.items():
-            if k in COUNTS:
-                s["counts"].setdefault(k, []).append(v)
+            if k in COUNTS:  # counters come back as doubles: a count is written as the integer it is
+                s["counts"].setdefault(k, []).append(int(v) if float(v).is_integer() else v)
             elif isinstance(v, (int, float)) and k in ("evals_per_s", "time_per_step", "speedup"):
                 s["counters"].setdefault(k, []).append(v)
 
@@ -485,10 +491,12 @@ def cmd_compare(a):
     log = (lambda m: None) if a.quiet else (lambda m: print(f"perf-report: {m}", file=sys.stderr, flush=True))
     suites = ["latency_bench"] if a.quick else list(a.suites or SUITES_FULL)
     bench_filter = a.filter or (QUICK_FILTER if a.quick else "")
-    rounds = max(1, math.ceil(a.reps / REPS_PER_PROCESS))
+    reps = a.reps or (QUICK_REPS if a.quick else FULL_REPS)
+    min_time = a.min_time or (QUICK_MIN_TIME if a.quick else "")
+    rounds = max(1, math.ceil(reps / REPS_PER_PROCESS))
     raw = {"schema": RAW_SCHEMA, "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
            "settings": {"quick": a.quick, "filter": bench_filter, "suites": suites, "rounds": rounds,
-                        "reps_per_process": REPS_PER_PROCESS, "min_time": a.min_time},
+                        "reps_per_process": REPS_PER_PROCESS, "min_time": min_time},
            "errors": []}
     builds = {"base": a.base_build, "head": a.head_build}
     try:
@@ -497,16 +505,15 @@ def cmd_compare(a):
                          "cmake": shlex.split(getattr(a, f"{side}_cmake") or ""),
                          "fingerprint": fingerprint(builds[side], suites + ["dmci"])}
         with tempfile.TemporaryDirectory(prefix="dmci-perf-") as scratch:
-            raw["samples"] = measure(builds, suites, rounds, REPS_PER_PROCESS, a.min_time, bench_filter, scratch, log)
+            raw["samples"] = measure(builds, suites, rounds, REPS_PER_PROCESS, min_time, bench_filter, scratch, log)
         if not a.no_cachegrind:
             log("cachegrind workload on both builds")
             raw["cachegrind"] = {side: cachegrind(os.path.join(builds[side], "dmci")) for side in ("base", "head")}
     except CouldNotRun as e:
         print(f"perf-report: could not run: {e}", file=sys.stderr)
         return 2
-    if a.raw:
-        write_json(a.raw, raw)
     report, stem = write_report(raw, a.out, a.floor, perf_stats.ALPHA, a.fail)
+    write_json(a.raw or stem + "-samples.json", raw)  # `analyse` writes the report again from these
     if a.save_baseline:
         save_baseline(raw, report, a.baselines)
     print_summary(report, stem)
@@ -537,21 +544,20 @@ def cmd_analyse(a):
 
 def cmd_bench(a):
     """ci/bench: every suite of one build once, through the same runner; GB JSON per suite and merged."""
-    merged = None
-    commit = a.commit or "unknown"
+    context, benchmarks = {}, []
     try:
         for suite in a.suites or SUITES_FULL:
             print(f"\n== ci/bench: running {suite}", flush=True)
             gb = run_suite(os.path.join(a.build, suite), os.path.join(a.out, f"{suite}.json"), a.reps, a.min_time,
                            a.filter, interleave=False, aggregates_only=True)
-            if merged is None:
-                ctx = {k: v for k, v in gb["context"].items() if k not in ("host_name", "executable")}
-                merged = {"context": dict(ctx, dmci_commit=commit), "benchmarks": []}
-            merged["benchmarks"] += gb["benchmarks"]
+            # One context, without the host's name and the binary's path, so that a baseline can be committed.
+            context = context or {k: v for k, v in gb["context"].items() if k not in ("host_name", "executable")}
+            benchmarks += gb["benchmarks"]
     except CouldNotRun as e:
         print(f"ci/bench: {e}", file=sys.stderr)
         return 2
-    write_json(os.path.join(a.out, "bench-latest.json"), merged)
+    write_json(os.path.join(a.out, "bench-latest.json"),
+               {"context": dict(context, dmci_commit=a.commit or "unknown"), "benchmarks": benchmarks})
     return 0
 
 
@@ -566,7 +572,7 @@ def gb_counts(path):
         s = out.setdefault(b["run_name"], {"counts": {}})
         for k in COUNTS:
             if k in b:
-                s["counts"].setdefault(k, []).append(b[k])
+                s["counts"].setdefault(k, []).append(int(b[k]) if float(b[k]).is_integer() else b[k])
     return {"all": out}
 
 
@@ -579,6 +585,33 @@ def cmd_counts(a):
     if not changes:
         print(f"no count changed ({compared} benchmarks compared)")
     return 1 if changes else 0
+
+
+def cmd_baseline(a):
+    """Stores a compare run's HEAD as a baseline, from its samples file."""
+    with open(a.samples) as f:
+        raw = json.load(f)
+    save_baseline(raw, analyse(raw), a.baselines)
+    print(f"stored {raw['head']['label']} under {a.baselines}/{raw['head']['fingerprint']['id']}/")
+    return 0
+
+
+def cmd_tally(a):
+    """Verdict counts over several reports (the acceptance runs): per run, and per row."""
+    runs, rows, codes = {}, {}, {}
+    for path in a.reports:
+        with open(path) as f:
+            r = json.load(f)
+        runs[r["verdict"]] = runs.get(r["verdict"], 0) + 1
+        codes[r["exit_code"]] = codes.get(r["exit_code"], 0) + 1
+        for x in r["rows"]:
+            rows[x["verdict"]] = rows.get(x["verdict"], 0) + 1
+        excl = sum(x["verdict"] == "regressed" and x["low"] > 1 for x in r["rows"])
+        print(f"{path}: {r['verdict']}, exit {r['exit_code']}, {excl}/{len(r['rows'])} rows regressed "
+              f"(interval above 1), {len(r['counts']['changes'])} count changes, geomean "
+              + ", ".join(f"{s['suite']} {s['geomean_ratio']:.3f}" for s in r["suites"] if s["geomean_ratio"]))
+    print(f"{len(a.reports)} runs: verdicts {runs}; exit codes {codes}; rows {rows}")
+    return 0
 
 
 def main(argv=None):
@@ -598,10 +631,12 @@ def main(argv=None):
         c.add_argument(f"--{side}-cmake", default="")
     c.add_argument("--quick", action="store_true")
     c.add_argument("--filter", default="")
-    c.add_argument("--reps", type=int, default=9, help="repetitions per benchmark and build (default 9)")
-    c.add_argument("--min-time", default="", help="Google Benchmark's --benchmark_min_time per repetition")
+    c.add_argument("--reps", type=int, default=0,
+                   help=f"repetitions per benchmark and build (default {FULL_REPS}; {QUICK_REPS} with --quick)")
+    c.add_argument("--min-time", default="",
+                   help=f"Google Benchmark's --benchmark_min_time per repetition (with --quick {QUICK_MIN_TIME})")
     c.add_argument("--suites", nargs="*")
-    c.add_argument("--raw", help="also keep the samples here (for `analyse`)")
+    c.add_argument("--raw", help="where the samples go (default OUT/<base>..<head>-samples.json), for `analyse`")
     c.add_argument("--no-cachegrind", action="store_true")
     c.add_argument("--save-baseline", action="store_true", help="store HEAD's medians under --baselines")
     c.add_argument("--baselines", default="reports/baselines")
@@ -621,8 +656,14 @@ def main(argv=None):
     k = sub.add_parser("counts", help="the count gate between two merged GB JSON files (ci/bench)")
     k.add_argument("baseline")
     k.add_argument("new")
+    bl = sub.add_parser("baseline", help="store a compare run's HEAD as a baseline, from its samples file")
+    bl.add_argument("samples")
+    bl.add_argument("--baselines", default="reports/baselines")
+    t = sub.add_parser("tally", help="verdict counts over several reports' JSON (acceptance runs)")
+    t.add_argument("reports", nargs="+")
     a = ap.parse_args(argv)
-    return {"compare": cmd_compare, "analyse": cmd_analyse, "bench": cmd_bench, "counts": cmd_counts}[a.cmd](a)
+    return {"compare": cmd_compare, "analyse": cmd_analyse, "bench": cmd_bench, "counts": cmd_counts,
+            "baseline": cmd_baseline, "tally": cmd_tally}[a.cmd](a)
 
 
 if __name__ == "__main__":
