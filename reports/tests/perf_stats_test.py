@@ -189,6 +189,19 @@ class Reports(unittest.TestCase):
             self.assertIn("| BM_Latency/p0/dmci | tape | 2 | 3 |", md)
             self.assertTrue(os.path.exists(os.path.join(d, "aaa..bbb-ratio.svg")))
 
+    def test_the_count_gate_of_ci_bench(self):
+        def gb(tape):
+            rows = [{"run_name": "BM_Latency/poly3/dmci", "run_type": "aggregate", "aggregate_name": name,
+                     "steps": 503.0, "tape": tape if name == "median" else 0.0} for name in ("mean", "median")]
+            return {"context": {}, "benchmarks": rows}
+
+        with tempfile.TemporaryDirectory() as d:
+            paths = [os.path.join(d, f"{k}.json") for k in ("baseline", "same", "changed")]
+            for path, tape in zip(paths, (6.0, 6.0, 7.0)):
+                perf_report.write_json(path, gb(tape))
+            self.assertEqual(perf_report.main(["counts", paths[0], paths[1]]), 0)
+            self.assertEqual(perf_report.main(["counts", paths[0], paths[2]]), 1)
+
 
 if __name__ == "__main__":
     unittest.main()
