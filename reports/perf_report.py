@@ -44,7 +44,10 @@ def write_atomic(path, text):
     d = os.path.dirname(os.path.abspath(path))
     os.makedirs(d, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=os.path.basename(path))
+    umask = os.umask(0)
+    os.umask(umask)
     try:
+        os.fchmod(fd, 0o666 & ~umask)  # a report is read by all, as a file written in place would be
         with os.fdopen(fd, "w") as f:
             f.write(text)
         os.replace(tmp, path)
@@ -221,13 +224,18 @@ def plots(raw, report, stem):
     return written
 
 
+def build_text(side):
+    """`rev` and the CMake options it was built with, if any."""
+    return " ".join([f"`{side['rev']}`"] + [f"`{o}`" for o in side.get("cmake", [])])
+
+
 def markdown(report, plot_files):
     b, h, s = report["base"], report["head"], report["settings"]
     c = report["counts"]
     lines = [f"# Performance: {b['label']}..{h['label']}", "",
              f"**Verdict: {report['verdict']}**, exit code {report['exit_code']} "
              f"({'; '.join(reasons(report)) or 'no count changed, no confident time regression'}).", "",
-             f"BASE `{b['rev']}` {' '.join(b.get('cmake', []))}, HEAD `{h['rev']}` {' '.join(h.get('cmake', []))}; "
+             f"BASE {build_text(b)}, HEAD {build_text(h)}; "
              f"run {report['date']}. {s['rounds']} rounds of {s['reps_per_process']} repetitions per build "
              f"({s['rounds'] * s['reps_per_process']} per benchmark), processes interleaved BASE HEAD HEAD BASE …, "
              f"Google Benchmark's random interleaving inside each; "
