@@ -88,4 +88,4 @@ def line_plot(title, xlabel, ylabel, series, logx=True, logy=True):
             body.append(f'<polyline points="{path}" fill="none" stroke="{c}" stroke-width="1.5"/>')
         body += [f'<circle cx="{sx(px):.1f}" cy="{sy(py):.1f}" r="2.5" fill="{c}"/>' for px, py in s]
         body.append(_text(left + width + 12, top + 12 + 14 * k, label, 10, "start", c))
-    return _svg(left + width + 260, top + height + 48, body)
+    return _svg(left + width + 260, max(top + height + 48, top + 24 + 14 * len(series)), body)

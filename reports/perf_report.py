@@ -191,7 +191,7 @@ def medians_by(samples, prefix, counter=None):
         for name, s in suite.items():
             if not name.startswith(prefix) or not s["times"]:
                 continue
-            head, _, x = name.rpartition("/")
+            head, _, x = re.sub(r"/(real|manual)_time$", "", name).rpartition("/")  # UseRealTime's suffix
             if not x.isdigit():
                 continue
             values = s["counters"].get(counter, []) if counter else s["times"]
