@@ -189,6 +189,12 @@ class Reports(unittest.TestCase):
             self.assertIn("| BM_Latency/p0/dmci | tape | 2 | 3 |", md)
             self.assertTrue(os.path.exists(os.path.join(d, "aaa..bbb-ratio.svg")))
 
+    def test_sweeps_are_read_with_or_without_the_real_time_suffix(self):
+        samples = {"batch_bench": {f"BM_Batch/p/direct/cpu/f64/{b}/real_time": {
+            "times": [1.0], "counters": {"evals_per_s": [10.0 * b]}} for b in (1, 4)}}
+        got = perf_report.medians_by(samples, "BM_Batch/", "evals_per_s")
+        self.assertEqual(got, {("p/direct/cpu/f64", 1): 10.0, ("p/direct/cpu/f64", 4): 40.0})
+
     def test_the_count_gate_of_ci_bench(self):
         def gb(tape):
             rows = [{"run_name": "BM_Latency/poly3/dmci", "run_type": "aggregate", "aggregate_name": name,
