@@ -24,6 +24,9 @@ Value combine(Runtime& rt, char op, const Value& x, const Value& y) {
     case '-':
       return rt.binary(a - b, x, 1.0, y, -1.0);
     case '*':
+#ifdef DMCI_PLANT_TAPE  // a planted count change for ci/perf-report's acceptance runs: an identity entry more
+      return rt.unary(a * b, rt.binary(a * b, x, b, y, a), 1.0);
+#endif
       return rt.binary(a * b, x, b, y, a);
     default: {
       double q = a / b;
