@@ -8,6 +8,7 @@
 #include "cli/Check.h"
 #include "cli/Compile.h"
 #include "cli/Exit.h"
+#include "cli/Fit.h"
 #include "cli/Fuzz.h"
 #include "cli/Run.h"
 
@@ -15,9 +16,9 @@ int main(int argc, char** argv) {
   using namespace dmci::cli;
   CLI::App app{"dmci: differentiable meta-circular interpretation of a Scheme subset"};
   app.require_subcommand(1);
-  std::vector<std::function<int()>> commands = {addRunCommand(app, false), addRunCommand(app, true),
-                                                addCompileCommand(app),    addExpandCommand(app),
-                                                addPrimsCommand(app),      addEnginesCommand(app)};
+  std::vector<std::function<int()>> commands = {
+      addRunCommand(app, false), addRunCommand(app, true), addCompileCommand(app), addExpandCommand(app),
+      addPrimsCommand(app),      addEnginesCommand(app),   addFitCommand(app)};
   CheckArgs checkArgs;
   auto* check = addCheckCommand(app, checkArgs);
   commands.push_back([&] { return *check ? checkCommand(checkArgs) : -1; });
