@@ -338,4 +338,126 @@ TEST(FitBaselines, DifferentialEvolutionAndCmaesLowerTheLossOfALine) {
   }
 }
 
+// --- the driver: resume, holdout, restarts, budgets ---
+
+std::string oscillatorCsv(size_t rows) {
+  return table({"t", "y"}, rows, [](size_t i) {
+    double t = 0.05 * static_cast<double>(i);
+    return std::vector<double>{t, 2.0 * std::exp(-0.3 * t) * std::cos(1.7 * t)};
+  });
+}
+
+TEST(FitDriver, EveryOptimizerResumedFromItsCheckpointEndsAsTheUninterruptedRun) {
+  std::vector<std::string> optimizers{"lbfgs", "adam"};
+#ifdef DMCI_HAVE_PAGMO
+  optimizers.insert(optimizers.end(), {"de", "cmaes"});
+#endif
+  std::string path = ::testing::TempDir() + "/fit_driver_resume.json";
+  for (const auto& opt : optimizers) {
+    DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+    FitSettings s;
+    s.optimizer = opt, s.gtol = 0, s.steps = 12, s.restarts = 1, s.method.lr = opt == "lbfgs" ? 1 : 0.05;
+    s.method.history = 3;  // L-BFGS's curvature pairs wrap around before the checkpoint
+    auto whole = runFit(*f.model, s);
+    ASSERT_TRUE(whole.ok()) << whole.error().str();
+    // The first 7 iterations, checkpointed, then resumed to the end.
+    FitSettings first = s;
+    first.steps = 7, first.restarts = 0, first.checkpoint = path, first.checkpointSeconds = 0;
+    ASSERT_TRUE(runFit(*f.model, first).ok());
+    FitSettings rest = s;
+    rest.checkpoint = path, rest.resume = true;
+    auto resumed = runFit(*f.model, rest);
+    ASSERT_TRUE(resumed.ok()) << resumed.error().str();
+    EXPECT_EQ(resumed->theta, whole->theta) << opt;
+    EXPECT_EQ(resumed->iterations, whole->iterations) << opt;
+    EXPECT_EQ(resumed->curve.size(), whole->curve.size()) << opt;
+  }
+  std::remove(path.c_str());
+}
+
+TEST(FitDriver, AResumeFromAnotherFitsCheckpointIsRefused) {
+  std::string path = ::testing::TempDir() + "/fit_driver_other.json";
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(50), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.steps = 2, s.checkpoint = path, s.fingerprint = "one";
+  ASSERT_TRUE(runFit(*f.model, s).ok());
+  s.fingerprint = "another", s.resume = true;
+  auto r = runFit(*f.model, s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("is the checkpoint of another fit"), std::string::npos) << r.error().str();
+  std::remove(path.c_str());
+}
+
+TEST(FitDriver, WithAHoldoutTheResultIsTheIterateWithTheBestHeldOutLoss) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 0.2);
+  auto csv = table({"t", "y"}, 60, [&](size_t i) {
+    double t = 0.1 * static_cast<double>(i);
+    return std::vector<double>{t, 1.0 + 0.5 * t + noise(rng)};
+  });
+  auto t = parseDataTable(csv, "data.csv");
+  ModelSpec spec;
+  spec.programPath = "line.scm", spec.programText = "(+ c (* a t))", spec.binds = {{"c", 0}, {"a", 0}};
+  spec.data = &*t, spec.target = "y";
+  for (size_t r = 0; r < 60; ++r) (r < 40 ? spec.trainRows : spec.holdoutRows).push_back(r);
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  FitSettings s;
+  s.optimizer = "adam", s.method.lr = 0.05, s.steps = 400, s.patience = 5;
+  auto r = runFit(**m, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  ASSERT_TRUE(r->holdout.has_value());
+  EXPECT_EQ(*r->holdout, *(*m)->holdoutLoss(r->theta));
+  double best = INFINITY;
+  for (const auto& p : r->curve) best = std::min(best, *p.holdout);
+  EXPECT_EQ(*r->holdout, best);
+  EXPECT_LT(r->iterations, 400) << "patience 5 stops the fit early";
+}
+
+TEST(FitDriver, RestartsStartFromJitteredPointsAndTheBestRestartWins) {
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.restarts = 2, s.steps = 3, s.seed = 5;
+  auto r = runFit(*f.model, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  std::vector<double> lossAtEnd(3, INFINITY), firstLoss(3, NAN);
+  for (const auto& p : r->curve) {
+    auto k = static_cast<size_t>(p.restart);
+    if (std::isnan(firstLoss[k])) firstLoss[k] = p.loss;
+    lossAtEnd[k] = std::min(lossAtEnd[k], p.loss);
+  }
+  EXPECT_NE(firstLoss[0], firstLoss[1]);
+  EXPECT_NE(firstLoss[1], firstLoss[2]);
+  EXPECT_EQ(r->loss, *std::min_element(lossAtEnd.begin(), lossAtEnd.end()));
+  EXPECT_EQ(r->iterations, 9);
+}
+
+TEST(FitDriver, AnEvaluationBudgetStopsTheFit) {
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.optimizer = "adam", s.steps = 100000, s.budgetEvals = 50;
+  auto r = runFit(*f.model, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->evaluations, 50u);
+  EXPECT_NE(r->stop.find("evaluation budget"), std::string::npos) << r->stop;
+}
+
+TEST(FitDriver, APositiveTransformKeepsTheParameterPositive) {
+  // y = -t pulls k to -1; in log space k only approaches 0 from above.
+  auto csv = table({"t", "y"}, 10, [](size_t i) { return std::vector<double>{1.0 + i, -1.0 - i}; });
+  auto t = parseDataTable(csv, "data.csv");
+  ModelSpec spec;
+  spec.programPath = "m.scm", spec.programText = "(* k t)", spec.binds = {{"k", 2}};
+  spec.transforms["k"] = Transform{Transform::Positive};
+  spec.data = &*t, spec.target = "y";
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  FitSettings s;
+  s.optimizer = "adam", s.method.lr = 0.1, s.steps = 300;
+  auto r = runFit(**m, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_GT(r->theta[0], 0);
+  EXPECT_LT(r->theta[0], 0.5);
+}
+
 }  // namespace
