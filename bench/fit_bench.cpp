@@ -4,7 +4,8 @@
 //
 // Names: BM_FitRows/<engine>/<threads>. Counter row_gradients_per_s = 10,000 / time per call. Engines: native (its
 // lanes), tensor (LibTorch, linked in when built), and replay when an engine by that name is registered at run
-// time (looked up by name; the row is skipped, with a message, when there is none).
+// time (looked up by name, its plugin opened if it has one; the rows are skipped, with the registry's message, when
+// there is none).
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -58,8 +59,8 @@ void BM_FitRows(benchmark::State& state, const std::string& engine) {
 
 int main(int argc, char** argv) {
   for (const char* engine : {"native", "tensor", "replay"}) {
-    if (!dmci::engineNamed(engine)) {
-      std::printf("fit_bench: no engine called '%s' in this build; its row is skipped\n", engine);
+    if (auto e = dmci::engineNamed(engine); !e) {
+      std::printf("fit_bench: the %s engine's rows are skipped: %s\n", engine, e.error().message.c_str());
       continue;
     }
     for (int threads : {1, 2})

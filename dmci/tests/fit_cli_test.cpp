@@ -136,6 +136,22 @@ TEST_F(FitCli, TheTensorEngineFitsTheSameParameters) {
 }
 #endif
 
+TEST_F(FitCli, ObjectiveModeBindsAColumnAsAVector) {
+  write("ys.csv", "ys\n1.25\n0.5\n3\n2\n");
+  write("vec.scm", "; squared distance to a centre\n(vsum (* (- ys mu) (- ys mu)))\n");
+  Outcome o = dmci("fit vec.scm --data-vec ys=ys.csv:ys --bind mu=0 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NEAR(nlohmann::json::parse(o.out)["params"]["mu"].get<double>(), 6.75 / 4, 1e-12);
+}
+
+TEST_F(FitCli, ASplitHoldsOutTheRowsAtOrAboveTheValue) {
+  Outcome o = dmci(std::string("fit osc.scm --data osc.csv --target y --json --split 't<6' ") + kStart);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j["holdout_loss"].is_number());
+  EXPECT_LT(j["holdout_loss"].get<double>(), 1e-12);
+}
+
 // The kill-and-resume test: SIGKILL in the middle of a fit, --resume, and the parameters of the uninterrupted run.
 TEST_F(FitCli, AFitKilledAndResumedEndsWithTheUninterruptedParameters) {
   write("osc.csv", oscillatorData(400));
