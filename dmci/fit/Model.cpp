@@ -110,22 +110,12 @@ std::optional<Error> applyTransforms(const ModelSpec& s, Fitted& f) {
   return std::nullopt;
 }
 
-}  // namespace
-
-namespace detail {
-
 // Every name the program needs bound, with its role, and the prepared runs (with and without the gradient).
 struct Prepared {
   std::vector<std::string> inputs;                    // data columns bound per row (data mode)
   std::vector<std::pair<std::string, double>> fixed;  // --bind names not fitted
   std::unique_ptr<PreparedRun> withGradient, valueOnly;
 };
-
-}  // namespace detail
-
-namespace {
-
-using detail::Prepared;
 
 // Binds every free variable: a data column (data mode), a fixed --bind, or a fitted variable.
 Result<Prepared> prepareRuns(const ModelSpec& s, const Program& p, const std::vector<std::string>& userFree,

@@ -76,7 +76,7 @@ class Model {
 };
 
 // Reads the program, finds what is fitted, and prepares it on the engine. Usage errors name the --wrt name,
-// --bind name, column or literal at fault.
+// --bind name, column or literal at fault. The model refers to `spec` and its data: they must outlive it.
 Result<std::unique_ptr<Model>> makeModel(const ModelSpec& spec);
 
 }  // namespace dmci::fit
