@@ -1,5 +1,5 @@
 # ctest install_tree: installs the build into a fresh prefix and runs the installed dmci, which must find its
-# tensor-engine plugin in PREFIX/lib/dmci (no build folder, no DMCI_ENGINE_PATH).
+# tensor-engine plugin and dmci fit's optimizer plugins in PREFIX/lib/dmci (no build folder, no DMCI_ENGINE_PATH).
 file(REMOVE_RECURSE "${PREFIX}")
 execute_process(COMMAND "${CMAKE_COMMAND}" --install "${BUILD}" --prefix "${PREFIX}" RESULT_VARIABLE rc OUTPUT_QUIET)
 if(NOT rc EQUAL 0)
@@ -15,5 +15,17 @@ execute_process(COMMAND "${PREFIX}/bin/dmci" engines OUTPUT_VARIABLE out)
 if(NOT out MATCHES "tensor\tavailable")
   message(FATAL_ERROR "installed dmci engines: '${out}'")
 endif()
+file(WRITE "${PREFIX}/quadratic.scm" "(* (- a 3) (- a 3))\n")
+set(optimizers lbfgs)
+if(EXISTS "${BUILD}/dmci-optimizer-pagmo.so")
+  list(APPEND optimizers de)
+endif()
+foreach(opt ${optimizers})
+  execute_process(COMMAND "${PREFIX}/bin/dmci" fit "${PREFIX}/quadratic.scm" --bind a=2 --optimizer ${opt} --steps 300
+                          --json RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "\"params\":{\"a\":(3|2\\.99999)")
+    message(FATAL_ERROR "installed dmci fit --optimizer ${opt}: exit ${rc}, output '${out}', error '${err}'")
+  endif()
+endforeach()
 file(REMOVE_RECURSE "${PREFIX}")
-message(STATUS "installed tree: dmci --engine tensor found its plugin in lib/dmci")
+message(STATUS "installed tree: dmci --engine tensor and dmci fit (${optimizers}) found their plugins in lib/dmci")

@@ -8,6 +8,7 @@
 #include "cli/Check.h"
 #include "cli/Compile.h"
 #include "cli/Exit.h"
+#include "cli/Fit.h"
 #include "cli/Fuzz.h"
 #include "cli/Merge.h"
 #include "cli/Run.h"
@@ -18,7 +19,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   std::vector<std::function<int()>> commands = {
       addRunCommand(app, false), addRunCommand(app, true), addRunCommand(app, true, true), addCompileCommand(app),
-      addExpandCommand(app),     addPrimsCommand(app),     addEnginesCommand(app),            addMergeCommand(app)};
+      addExpandCommand(app),     addPrimsCommand(app),     addEnginesCommand(app),            addMergeCommand(app),
+      addFitCommand(app)};
   CheckArgs checkArgs;
   auto* check = addCheckCommand(app, checkArgs);
   commands.push_back([&] { return *check ? checkCommand(checkArgs) : -1; });

@@ -2,16 +2,12 @@
 // opening an engine's plugin the first time it is asked for.
 #include "driver/Engine.h"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include "driver/Plugin.h"
 #include "driver/Program.h"
 
 namespace dmci {
@@ -76,50 +72,11 @@ Registry& registry() {
 // Engines that live in plugins (each `dmci-engine-NAME.so`): the core tool does not link their libraries.
 const char* const kPluginEngines[] = {"tensor"};
 
-std::filesystem::path executableDir() {
-  std::error_code ec;
-  auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::filesystem::path() : exe.parent_path();
-}
-
-// Where a plugin may be: $DMCI_ENGINE_PATH's folders, beside the executable, ../lib/dmci from it.
-std::vector<std::filesystem::path> pluginFolders() {
-  std::vector<std::filesystem::path> out;
-  if (const char* env = std::getenv("DMCI_ENGINE_PATH")) {
-    std::string s = env;
-    size_t at = 0;
-    while (at <= s.size()) {
-      size_t colon = s.find(':', at);
-      if (colon == std::string::npos) colon = s.size();
-      if (colon > at) out.emplace_back(s.substr(at, colon - at));
-      at = colon + 1;
-    }
-  }
-  auto dir = executableDir();
-  if (!dir.empty()) {
-    out.push_back(dir);
-    out.push_back(dir.parent_path() / "lib" / "dmci");
-  }
-  return out;
-}
-
 // Opens NAME's plugin (its static initialisers register its engines); an empty string on success, else why not.
-std::string openPlugin(const std::string& name) {
+std::string openEnginePlugin(const std::string& name) {
   const std::string file = "dmci-engine-" + name + ".so";
-  std::string looked;
-  for (const auto& dir : pluginFolders()) {
-    auto path = dir / file;
-    looked += (looked.empty() ? "" : ", ") + dir.string();
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec)) continue;
-    if (!dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) {
-      const char* why = dlerror();
-      return "cannot load " + path.string() + ": " + (why ? why : "unknown error");
-    }
-    return "";
-  }
-  return "the " + name + " engine is not built into this dmci and its plugin " + file +
-         " is not installed (looked in " + looked + "; build with -DDMCI_TENSOR=ON, or set DMCI_ENGINE_PATH)";
+  return openPlugin(file, "the " + name + " engine is not built into this dmci and its plugin " + file +
+                              " is not installed (build with -DDMCI_TENSOR=ON)");
 }
 
 bool isPlugin(const std::string& name) {
@@ -156,7 +113,7 @@ Result<Engine*> engineNamed(const std::string& name) {
     }
     if (auto it = r.pluginErrors.find(name); it != r.pluginErrors.end()) return Error{ErrorKind::Usage, it->second, {}};
     lock.unlock();  // the plugin's initialisers call registerEngine
-    std::string why = openPlugin(name);
+    std::string why = openEnginePlugin(name);
     lock.lock();
     // Another thread may have opened the plugin and made the engine meanwhile.
     if (auto it = r.engines.find(name); it != r.engines.end()) return it->second.get();

@@ -50,6 +50,23 @@ Result<Program> Program::fromText(const std::string& text, const std::string& fi
   return p;
 }
 
+Result<Program> Program::fromTexts(const std::vector<std::pair<std::string, std::string>>& sources) {
+  std::vector<DatumPtr> all;
+  for (const auto& [text, file] : sources) {
+    auto forms = readAll(text, file);
+    if (!forms) return forms.error();
+    all.insert(all.end(), forms->begin(), forms->end());
+  }
+  ExpandOptions opts;
+  opts.file = sources.empty() ? "<empty>" : sources.back().second;
+  auto core = expandProgram(all, opts);
+  if (!core) return core.error();
+  Program p;
+  p.file_ = opts.file;
+  p.core_ = *core;
+  return p;
+}
+
 Result<Program> Program::fromFile(const std::string& path) {
   std::ostringstream s;
   if (path == "-") {

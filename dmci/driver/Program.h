@@ -28,6 +28,9 @@ class Program {
   static Result<Program> fromText(const std::string& text, const std::string& file);
   // "-" reads standard input (named "<stdin>" in positions).
   static Result<Program> fromFile(const std::string& path);
+  // Several texts (text, file name) read as one program, in order: `dmci fit` puts definitions of data before a
+  // user's program this way, and each form keeps its own file's positions. The program is named by the last file.
+  static Result<Program> fromTexts(const std::vector<std::pair<std::string, std::string>>& sources);
 
   const ExprPtr& core() const { return core_; }
   const std::string& file() const { return file_; }

@@ -1,0 +1,331 @@
+// `dmci fit PROG.scm`: reads the program and the data, builds the fit's objective on the asked engine, runs the
+// optimizer, and writes what was asked (table or JSON, --log, --report, --out), each file whole or not at all.
+#include "cli/Fit.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "cli/Exit.h"
+#include "driver/AtomicFile.h"
+#include "fit/Fit.h"
+#include "fit/FitReport.h"
+#include "fit/FittedProgram.h"
+
+namespace dmci::cli {
+
+namespace {
+
+using namespace dmci::fit;
+
+struct FitArgs {
+  std::string program, data, target, loss = "mse";
+  std::vector<std::string> dataLists, dataVecs, binds;
+  std::string wrt, transforms;
+  std::string optimizer = "lbfgs";
+  int steps = 500, restarts = 0, population = 0, history = 20, patience = 20;
+  double lr = 0, clip = 0, jitter = 0.3, span = 1, gtol = 1e-10;
+  uint64_t seed = 1;
+  double holdout = 0;
+  std::string split;
+  double budgetSeconds = 0;
+  uint64_t budgetEvals = 0;
+  std::string checkpoint;
+  double checkpointSeconds = 1;
+  bool resume = false, json = false, quiet = false;
+  std::string log, report, out;
+  std::string engine = "native", via = "direct", device = "cpu";
+  int threads = 0;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DmciError(ErrorKind::Io, "cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> splitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+double numberOf(const std::string& text, const std::string& what) {
+  char* end = nullptr;
+  double x = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || !std::isfinite(x)) throw UsageError{what + ": '" + text + "' is not a number"};
+  return x;
+}
+
+std::vector<std::pair<std::string, double>> bindings(const std::vector<std::string>& binds) {
+  std::vector<std::pair<std::string, double>> out;
+  for (const auto& b : binds) {
+    size_t eq = b.find('=');
+    if (eq == std::string::npos || eq == 0) throw UsageError{"--bind " + b + ": expected NAME=NUMBER"};
+    out.emplace_back(b.substr(0, eq), numberOf(b.substr(eq + 1), "--bind " + b.substr(0, eq)));
+  }
+  return out;
+}
+
+// --data-list NAME=FILE.csv:COL (the column after the last ':').
+DataBinding dataBinding(const std::string& text, bool vector) {
+  const std::string opt = vector ? "--data-vec " : "--data-list ";
+  size_t eq = text.find('='), colon = text.rfind(':');
+  if (eq == std::string::npos || eq == 0 || colon == std::string::npos || colon < eq || colon + 1 == text.size())
+    throw UsageError{opt + text + ": expected NAME=FILE.csv:COLUMN"};
+  return {text.substr(0, eq), text.substr(eq + 1, colon - eq - 1), text.substr(colon + 1), vector};
+}
+
+// The rows held out: --holdout FRAC (a seeded shuffle) or --split COL<VALUE (rows with COL < VALUE are fitted).
+Result<std::pair<std::vector<size_t>, std::vector<size_t>>> splitRows(const FitArgs& a, const DataTable& t) {
+  std::vector<size_t> train, held;
+  if (a.holdout > 0 && !a.split.empty()) throw UsageError{"give --holdout or --split, not both"};
+  if (a.holdout > 0) {
+    if (a.holdout >= 1) throw UsageError{"--holdout: a fraction between 0 and 1, got " + std::to_string(a.holdout)};
+    std::vector<size_t> rows(t.rows());
+    for (size_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    std::shuffle(rows.begin(), rows.end(), std::mt19937_64(a.seed));
+    size_t n = static_cast<size_t>(std::ceil(a.holdout * static_cast<double>(rows.size())));
+    held.assign(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n));
+    train.assign(rows.begin() + static_cast<std::ptrdiff_t>(n), rows.end());
+    std::sort(held.begin(), held.end()), std::sort(train.begin(), train.end());
+  } else if (!a.split.empty()) {
+    size_t lt = a.split.find('<');
+    if (lt == std::string::npos || lt == 0) throw UsageError{"--split " + a.split + ": expected COLUMN<VALUE"};
+    auto col = t.column(a.split.substr(0, lt), "--split");
+    if (!col) return col.error();
+    double v = numberOf(a.split.substr(lt + 1), "--split");
+    for (size_t r = 0; r < t.rows(); ++r) (t.columns[static_cast<size_t>(*col)][r] < v ? train : held).push_back(r);
+  }
+  if ((a.holdout > 0 || !a.split.empty()) && (train.empty() || held.empty()))
+    throw UsageError{"the holdout split leaves no rows to " + std::string(train.empty() ? "fit" : "hold out")};
+  return std::make_pair(train, held);
+}
+
+// Names the fit in its checkpoint: the program, the data and every setting that changes the path taken.
+std::string fingerprint(const FitArgs& a, const ModelSpec& spec) {
+  std::string all = spec.programText + "\x1f" + (a.data.empty() ? "" : slurp(a.data));
+  for (const auto& s : {a.target, a.loss, a.wrt, a.transforms, a.optimizer, a.split, a.engine, a.via})
+    all += "\x1f" + s;
+  for (const auto& b : a.binds) all += "\x1f" + b;
+  for (const auto& b : a.dataLists) all += "\x1f" + b;
+  for (const auto& b : a.dataVecs) all += "\x1f" + b;
+  for (double x : {a.lr, a.clip, a.jitter, a.span, a.gtol, a.holdout}) all += "\x1f" + std::to_string(x);
+  for (long long x : {a.restarts, a.population, a.history, a.patience}) all += "\x1f" + std::to_string(x);
+  all += "\x1f" + std::to_string(a.seed);
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));
+  return buf;
+}
+
+FitSettings fitSettings(const FitArgs& a, const ModelSpec& spec) {
+  FitSettings s;
+  s.optimizer = a.optimizer;
+  s.method.lr = a.lr > 0 ? a.lr : a.optimizer == "lbfgs" ? 1.0 : 0.05;
+  s.method.clip = a.clip, s.method.population = a.population, s.method.span = a.span, s.method.history = a.history;
+  s.steps = a.steps, s.restarts = a.restarts, s.jitter = a.jitter, s.seed = a.seed, s.gtol = a.gtol;
+  s.patience = a.patience, s.budgetSeconds = a.budgetSeconds, s.budgetEvals = a.budgetEvals;
+  s.checkpoint = a.checkpoint, s.checkpointSeconds = a.checkpointSeconds, s.resume = a.resume;
+  if (a.resume && a.checkpoint.empty()) throw UsageError{"--resume needs --checkpoint FILE"};
+  s.fingerprint = fingerprint(a, spec);
+  return s;
+}
+
+// The progress line on a terminal: iteration, loss, best, rate and time left.
+FitProgress progressLine(const FitArgs& a) {
+  if (a.quiet || !isatty(fileno(stderr))) return {};
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  auto done = std::make_shared<int>(0);
+  int total = a.steps * (a.restarts + 1);
+  return [last, done, total](const CurvePoint& p) {
+    ++*done;  // iterations so far in this process (ETA: at most every start runs every step)
+    auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::milliseconds(100)) return;
+    *last = now;
+    double rate = p.seconds > 0 ? static_cast<double>(p.evaluations) / p.seconds : 0;
+    double eta = p.seconds / *done * std::max(0, total - *done);
+    std::fprintf(stderr, "\r\033[Kfit: restart %d iteration %d  loss %.6g  best %.6g  %.0f evals/s  ETA %.0f s",
+                 p.restart, p.iteration, p.loss, p.best, rate, eta);
+    std::fflush(stderr);
+  };
+}
+
+ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
+  ModelSpec spec;
+  spec.programPath = a.program;
+  spec.programText = slurp(a.program);
+  spec.wrt = splitCommas(a.wrt);
+  spec.binds = bindings(a.binds);
+  if (!a.transforms.empty()) {
+    auto t = parseTransforms(a.transforms);
+    if (!t) throw DmciError(t.error());
+    spec.transforms = *t;
+  }
+  spec.engine = a.engine;
+  spec.options.route = *parseRoute(a.via);
+  spec.options.threads = a.threads;
+  spec.options.tensor.device = a.device;
+  spec.data = data;
+  spec.target = a.target;
+  auto loss = parseLoss(a.loss);
+  if (!loss) throw UsageError{"--loss: mse, mae, huber or huber:DELTA, got '" + a.loss + "'"};
+  spec.loss = *loss;
+  for (const auto& d : a.dataLists) spec.dataBindings.push_back(dataBinding(d, false));
+  for (const auto& d : a.dataVecs) spec.dataBindings.push_back(dataBinding(d, true));
+  return spec;
+}
+
+// Every output, each whole: the table or JSON on stdout, then --log, --report, --out.
+int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const FitResult& r) {
+  FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed};
+  if (!a.log.empty())
+    if (auto ok = writeFileAtomically(a.log, curveCsv(r)); !ok) return reportError(ok.error(), a.json);
+  if (!a.report.empty()) {
+    FitPlot plot;
+    bool data = spec.data != nullptr;
+    if (data) {
+      auto inputs = model.inputs();
+      plot.xName = inputs.empty() ? "row" : inputs[0];
+      plot.observed = spec.data->columns[static_cast<size_t>(spec.data->find(spec.target))];
+      for (size_t k = 0; k < spec.data->rows(); ++k)
+        plot.x.push_back(inputs.empty() ? static_cast<double>(k + 1)
+                                        : spec.data->columns[static_cast<size_t>(spec.data->find(inputs[0]))][k]);
+      plot.predicted = model.predict(r.theta);
+    }
+    if (auto ok = writeReport(a.report, model.fitted(), r, info, data ? &plot : nullptr); !ok)
+      return reportError(ok.error(), a.json);
+  }
+  if (!a.out.empty()) {
+    char loss[32];
+    std::snprintf(loss, sizeof loss, "%.6g", r.loss);
+    std::string about =
+        a.optimizer + " to " + (a.data.empty() ? "loss" : spec.loss.name()) + " " + loss +
+        (a.data.empty() ? std::string(" (objective mode)") : " on " + a.data + " (target " + a.target + ")");
+    if (auto ok = writeFileAtomically(a.out, fittedProgram(spec.programText, model.fitted(), r.theta, about)); !ok)
+      return reportError(ok.error(), a.json);
+  }
+  if (a.json)
+    std::cout << resultJson(model.fitted(), r, info).dump() << "\n";
+  else
+    std::cout << resultTable(model.fitted(), r);
+  if (r.nonFinite) {
+    std::cerr << "dmci fit: " << r.stop << "\n";
+    return kProgramError;
+  }
+  return kOk;
+}
+
+int fitCommand(const FitArgs& a) {
+  try {
+    if (!a.data.empty() && a.target.empty()) throw UsageError{"--data needs --target COLUMN (the column predicted)"};
+    if (a.data.empty() && !a.target.empty()) throw UsageError{"--target needs --data FILE.csv"};
+    std::unique_ptr<DataTable> data;
+    if (!a.data.empty()) {
+      auto t = readDataTable(a.data);
+      if (!t) return reportError(t.error(), a.json);
+      data = std::make_unique<DataTable>(std::move(*t));
+    }
+    ModelSpec spec = modelSpec(a, data.get());
+    if (data) {
+      auto rows = splitRows(a, *data);
+      if (!rows) return reportError(rows.error(), a.json);
+      spec.trainRows = rows->first, spec.holdoutRows = rows->second;
+    } else if (a.holdout > 0 || !a.split.empty()) {
+      throw UsageError{"--holdout and --split need --data and --target"};
+    }
+    auto model = makeModel(spec);
+    if (!model) return reportError(model.error(), a.json);
+    FitSettings settings = fitSettings(a, spec);
+    auto progress = progressLine(a);
+    auto r = runFit(**model, settings, progress);
+    if (progress) std::fprintf(stderr, "\r\033[K");
+    if (!r) return reportError(r.error(), a.json);
+    return writeOutputs(a, **model, spec, *r);
+  } catch (const DmciError& e) {
+    return reportError(e.error(), a.json);
+  }
+}
+
+void addOptions(CLI::App* cmd, FitArgs& a);
+
+}  // namespace
+
+std::function<int()> addFitCommand(CLI::App& app) {
+  auto a = std::make_shared<FitArgs>();
+  auto* cmd = app.add_subcommand("fit",
+                                 "calibrate a program's parameters and numeric literals to data by exact gradients "
+                                 "(data mode: --data and --target; objective mode: the program's value is the loss)");
+  addOptions(cmd, *a);
+  return [cmd, a] { return *cmd ? fitCommand(*a) : -1; };
+}
+
+namespace {
+
+void addOptions(CLI::App* cmd, FitArgs& a) {
+  cmd->add_option("program", a.program, "the program (.scm)")->required();
+  cmd->add_option("--data", a.data, "data mode: a CSV file, a header of column names then one row per observation");
+  cmd->add_option("--target", a.target, "data mode: the column the program's value predicts");
+  cmd->add_option("--loss", a.loss, "data mode: mse, mae, huber or huber:DELTA (the mean over rows)")
+      ->capture_default_str();
+  cmd->add_option("--data-list", a.dataLists, "objective mode: bind NAME to a column as a list: NAME=FILE.csv:COL");
+  cmd->add_option("--data-vec", a.dataVecs, "objective mode: bind NAME to a column as a vector: NAME=FILE.csv:COL");
+  cmd->add_option("--bind,-b", a.binds, "NAME=NUMBER: the start of a fitted parameter, or a fixed value");
+  cmd->add_option("--wrt", a.wrt,
+                  "what is fitted: names, 'literals' (every numeric literal) or 'all' (every --bind name and every "
+                  "literal); default: the --bind names, or the literals when nothing is bound");
+  cmd->add_option("--transform", a.transforms, "a=positive,b=unit,c=[lo,hi]: optimise in an unconstrained space");
+  cmd->add_option("--optimizer", a.optimizer, "lbfgs (strong-Wolfe line search), adam, de or cmaes")
+      ->check(CLI::IsMember({"lbfgs", "adam", "de", "cmaes"}))
+      ->capture_default_str();
+  cmd->add_option("--steps", a.steps, "iterations (generations for de, cmaes) per start")->capture_default_str();
+  cmd->add_option("--lr", a.lr, "step size (default: 1 for lbfgs, 0.05 for adam)");
+  cmd->add_option("--restarts", a.restarts, "further starts, jittered from the first")->capture_default_str();
+  cmd->add_option("--jitter", a.jitter, "restarts: u0 + jitter*max(1,|u0|)*N(0,1)")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of restarts, holdout, de and cmaes")->capture_default_str();
+  cmd->add_option("--clip", a.clip, "adam: clip the gradient's norm to this (0: none)")->capture_default_str();
+  cmd->add_option("--population", a.population, "de, cmaes: individuals per generation (0: automatic)");
+  cmd->add_option("--span", a.span, "de, cmaes: search box start +- span*max(1,|start|)")->capture_default_str();
+  cmd->add_option("--history", a.history, "lbfgs: curvature pairs kept")->capture_default_str();
+  cmd->add_option("--gtol", a.gtol, "converged when every gradient entry is at most this")->capture_default_str();
+  cmd->add_option("--holdout", a.holdout, "hold out this fraction of the rows (seeded) for early stopping");
+  cmd->add_option("--split", a.split, "COL<VALUE: fit the rows with COL < VALUE, hold out the rest");
+  cmd->add_option("--patience", a.patience, "early stopping: iterations without a better held-out loss")
+      ->capture_default_str();
+  cmd->add_option("--budget-seconds", a.budgetSeconds, "stop after this much time");
+  cmd->add_option("--budget-evals", a.budgetEvals, "stop after this many loss evaluations");
+  cmd->add_option("--checkpoint", a.checkpoint,
+                  "write the fit's state to this file (atomically) between iterations, for --resume");
+  cmd->add_option("--checkpoint-seconds", a.checkpointSeconds,
+                  "write the checkpoint at most this often, and at each start's end (0: after every iteration)")
+      ->capture_default_str();
+  cmd->add_flag("--resume", a.resume, "continue from --checkpoint FILE");
+  cmd->add_flag("--json", a.json, "print one JSON object instead of the table");
+  cmd->add_option("--log", a.log, "write the loss curve to this CSV file");
+  cmd->add_option("--report", a.report, "write report.md, loss.svg and fit.svg into this folder");
+  cmd->add_option("--out", a.out, "write the program with its fitted literals (in place) to this file");
+  cmd->add_flag("--quiet,-q", a.quiet, "no progress line");
+  cmd->add_option("--engine", a.engine, "engine (any in `dmci engines`)")->capture_default_str();
+  cmd->add_option("--via", a.via, "route: direct, dmci or dmci2")
+      ->check(CLI::IsMember({"direct", "dmci", "dmci2"}))
+      ->capture_default_str();
+  cmd->add_option("--device", a.device, "tensor engine: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  cmd->add_option("--threads", a.threads, "threads for the rows' lanes (0: one per hardware thread)");
+}
+
+}  // namespace
+
+}  // namespace dmci::cli

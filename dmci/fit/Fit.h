@@ -1,0 +1,61 @@
+// The fit driver: minimises a Model's loss with one optimizer from one or more starts.
+//
+// Each restart starts from the given values (restart 0) or from jittered ones (u0 + jitter·max(1,|u0|)·N(0,1),
+// from the seed), in the optimizer's unconstrained coordinates (fit/Transform.h). Every iteration is one
+// optimizer step; after it the driver evaluates the loss at the point reached (the gradient methods' last
+// evaluation, reused, so it costs nothing), the held-out loss when there is one, records the curve, and writes
+// the checkpoint (at most every checkpointSeconds). It stops a restart when the gradient vanishes (|∂L/∂u|∞ ≤ gtol),
+// when the point stops moving, after `steps` iterations, or when the held-out loss has not improved for `patience`
+// iterations; it stops the whole fit on a budget (evaluations, seconds) or on a loss that becomes NaN or infinite,
+// keeping the best parameters found so far. The result is the best restart's best iterate.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fit/Checkpoint.h"
+#include "fit/Model.h"
+#include "fit/Optimizer.h"
+
+namespace dmci::fit {
+
+struct FitSettings {
+  std::string optimizer = "lbfgs";
+  OptimizerSettings method;
+  int steps = 500;   // iterations per restart
+  int restarts = 0;  // further starts, jittered
+  double jitter = 0.3;
+  uint64_t seed = 1;
+  double gtol = 1e-10;
+  int patience = 20;
+  double budgetSeconds = 0;      // 0: none
+  uint64_t budgetEvals = 0;      // 0: none
+  std::string checkpoint;        // written when given: at most every checkpointSeconds, and at each restart's end
+  double checkpointSeconds = 1;  // 0: after every iteration
+  bool resume = false;           // start from the checkpoint
+  std::string fingerprint;       // names this fit in its checkpoint
+};
+
+struct FitResult {
+  std::vector<double> theta;  // the fitted values, in the model's order
+  double loss = 0;
+  std::optional<double> holdout;
+  int iterations = 0;
+  uint64_t evaluations = 0;
+  double seconds = 0;
+  bool converged = false;
+  std::string stop;        // why it stopped, in words
+  bool nonFinite = false;  // it stopped on a NaN or infinite loss
+  int bestRestart = 0;
+  std::vector<CurvePoint> curve;
+};
+
+// Called after every iteration (the progress line).
+using FitProgress = std::function<void(const CurvePoint&)>;
+
+// Runs the fit. A program error at some evaluation, a missing optimizer or an unreadable checkpoint is an error.
+Result<FitResult> runFit(Model& model, const FitSettings& settings, const FitProgress& progress = {});
+
+}  // namespace dmci::fit

@@ -1,0 +1,36 @@
+// What a fit prints and writes: the terminal table, the --json object, the --log loss curve (CSV), and the
+// --report folder (report.md with an SVG loss curve and, in data mode, an SVG of the data and the fitted values).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "fit/Fit.h"
+#include "fit/Model.h"
+
+namespace dmci::fit {
+
+// What the fit was, for the outputs' words.
+struct FitInfo {
+  std::string program, data, target, optimizer, loss, engine;
+  uint64_t seed = 0;
+};
+
+// {"loss", "holdout_loss", "params", "literals", "iterations", "evaluations", "seconds", "converged", ...}.
+nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, const FitInfo& info);
+// The fitted values and the counts, as a table.
+std::string resultTable(const Fitted& fitted, const FitResult& r);
+// restart,iteration,evaluations,seconds,loss,best,holdout_loss: one line per iteration.
+std::string curveCsv(const FitResult& r);
+
+// The data and fitted values for the report's second plot (data mode): x is an input column or the row number.
+struct FitPlot {
+  std::string xName;
+  std::vector<double> x, observed, predicted;
+};
+
+// Writes DIR/report.md, DIR/loss.svg and (with a plot) DIR/fit.svg, each atomically.
+Result<bool> writeReport(const std::string& dir, const Fitted& fitted, const FitResult& r, const FitInfo& info,
+                         const FitPlot* plot);
+
+}  // namespace dmci::fit

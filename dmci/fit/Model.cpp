@@ -1,0 +1,338 @@
+// The fit's objective on an engine: what is fitted, the program prepared once, and the loss with its gradient.
+#include "fit/Model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "driver/Program.h"
+
+namespace dmci::fit {
+
+namespace {
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "none" : out;
+}
+
+Error usage(const std::string& msg) { return Error{ErrorKind::Usage, msg, {}}; }
+
+// The whole-column bindings as definitions, read before the program (a source of their own: "<data>").
+Result<std::string> dataDefinitions(const std::vector<DataBinding>& bindings) {
+  std::string text;
+  for (const auto& b : bindings) {
+    auto table = readDataTable(b.path);
+    if (!table) return table.error();
+    std::string option = b.vector ? "--data-vec " : "--data-list ";
+    auto col = table->column(b.column, option + b.name);
+    if (!col) return col.error();
+    text += "(define " + b.name + (b.vector ? " (vec" : " (list");
+    for (double x : table->columns[static_cast<size_t>(*col)]) {
+      text += ' ';
+      text += schemeNumber(x);
+    }
+    text += "))\n";
+  }
+  return text;
+}
+
+// The literal keys of the user's program, from one gradient evaluation at the start (row 0 in data mode).
+Result<std::vector<std::string>> literalKeysOf(const Program& p, const std::vector<SeedValue>& seed) {
+  EvalOptions o;
+  o.wrtLiterals = true;
+  auto ev = nativeEngine().evaluate(p, seed, o);
+  if (!ev) return ev.error();
+  std::vector<std::string> keys;
+  for (const auto& [k, v] : ev->gradient) keys.push_back(k);
+  return keys;
+}
+
+struct Wrt {
+  std::vector<std::string> names;
+  bool literals = false;
+};
+
+// --wrt resolved: names, 'literals', 'all' (every --bind name and every literal); by default the --bind names,
+// or the literals when nothing is bound.
+Wrt resolveWrt(const ModelSpec& s) {
+  Wrt w;
+  std::vector<std::string> items = s.wrt;
+  if (items.empty()) items = {s.binds.empty() ? "literals" : "params"};
+  for (const auto& item : items) {
+    if (item == "literals" || item == "all") w.literals = true;
+    if (item == "all" || item == "params") {
+      for (const auto& [n, v] : s.binds)
+        if (!contains(w.names, n)) w.names.push_back(n);
+    } else if (item != "literals" && !contains(w.names, item)) {
+      w.names.push_back(item);
+    }
+  }
+  return w;
+}
+
+// The fitted parameters with their starts (from --bind) and transforms.
+Result<Fitted> fittedParameters(const ModelSpec& s, const Wrt& w, const std::vector<std::string>& free) {
+  Fitted f;
+  for (const auto& name : w.names) {
+    if (!contains(free, name))
+      return usage("--wrt " + name + ": not a free variable of " + s.programPath +
+                   " (its free variables: " + joined(free) + ")");
+    if (s.data && s.data->find(name) >= 0)
+      return usage("--wrt " + name + ": it is also a column of " + s.data->path +
+                   "; a fitted parameter is one "
+                   "value for every row");
+    auto bind = std::find_if(s.binds.begin(), s.binds.end(), [&](const auto& b) { return b.first == name; });
+    if (bind == s.binds.end()) return usage("--wrt " + name + ": give its start with --bind " + name + "=NUMBER");
+    f.names.push_back(name), f.variables.push_back(name), f.start.push_back(bind->second);
+  }
+  f.parameters = f.names.size();
+  return f;
+}
+
+// Transforms by name or literal key; each start must lie inside its transform's range.
+std::optional<Error> applyTransforms(const ModelSpec& s, Fitted& f) {
+  f.transforms.assign(f.names.size(), Transform{});
+  for (const auto& [name, t] : s.transforms) {
+    auto at = std::find(f.names.begin(), f.names.end(), name);
+    if (at == f.names.end())
+      return usage("--transform " + name + ": not a fitted name (fitted: " + joined(f.names) + ")");
+    size_t k = static_cast<size_t>(at - f.names.begin());
+    if (!t.contains(f.start[k]))
+      return usage("--transform " + name + "=" + t.text() + ": its start " + schemeNumber(f.start[k]) +
+                   " is outside the transform's range");
+    f.transforms[k] = t;
+  }
+  return std::nullopt;
+}
+
+// Every name the program needs bound, with its role, and the prepared runs (with and without the gradient).
+struct Prepared {
+  std::vector<std::string> inputs;                    // data columns bound per row (data mode)
+  std::vector<std::pair<std::string, double>> fixed;  // --bind names not fitted
+  std::unique_ptr<PreparedRun> withGradient, valueOnly;
+};
+
+// Binds every free variable: a data column (data mode), a fixed --bind, or a fitted variable.
+Result<Prepared> prepareRuns(const ModelSpec& s, const Program& p, const std::vector<std::string>& userFree,
+                             const Fitted& f) {
+  Prepared out;
+  for (const auto& [name, v] : s.binds) {
+    if (!contains(userFree, name))
+      return usage("--bind " + name + ": not a free variable of " + s.programPath +
+                   " (its free variables: " + joined(userFree) + ")");
+    if (s.data && s.data->find(name) >= 0) return usage("--bind " + name + ": it is also a column of " + s.data->path);
+    if (!contains(f.variables, name)) out.fixed.emplace_back(name, v);
+  }
+  for (const auto& name : userFree) {
+    bool bound = contains(f.variables, name) ||
+                 std::any_of(s.binds.begin(), s.binds.end(), [&](const auto& b) { return b.first == name; });
+    if (bound) continue;
+    if (s.data && s.data->find(name) >= 0 && name != s.target) {
+      out.inputs.push_back(name);
+      continue;
+    }
+    return usage("the free variable '" + name + "' of " + s.programPath + " is " +
+                 (s.data ? "neither a column of " + s.data->path + " nor" : "not") + " bound with --bind");
+  }
+  std::vector<std::string> params = out.inputs;
+  for (const auto& [n, v] : out.fixed) params.push_back(n);
+  params.insert(params.end(), f.variables.begin(), f.variables.end());
+  auto engine = engineNamed(s.engine);
+  if (!engine) return engine.error();
+  EvalOptions o = s.options;
+  o.gradient = true, o.wrt = f.variables, o.wrtLiterals = false, o.anyValue = false;
+  auto grad = (*engine)->prepare(p, params, o);
+  if (!grad) return grad.error();
+  o.gradient = false, o.wrt.clear();
+  auto value = (*engine)->prepare(p, params, o);
+  if (!value) return value.error();
+  out.withGradient = std::move(*grad), out.valueOnly = std::move(*value);
+  return out;
+}
+
+// The indices in `keys` of each fitted variable's gradient.
+std::vector<size_t> gradientIndex(const std::vector<std::string>& keys, const Fitted& f) {
+  std::vector<size_t> out;
+  for (const auto& v : f.variables)
+    out.push_back(static_cast<size_t>(std::find(keys.begin(), keys.end(), v) - keys.begin()));
+  return out;
+}
+
+class DataModel : public Model {
+ public:
+  DataModel(const ModelSpec& s, Fitted f, Prepared p) : spec_(s), p_(std::move(p)) {
+    fitted_ = std::move(f);
+    target_ = static_cast<size_t>(s.data->find(s.target));
+    for (const auto& in : p_.inputs) inputCols_.push_back(static_cast<size_t>(s.data->find(in)));
+    train_ = s.trainRows;
+    if (train_.empty())
+      for (size_t r = 0; r < s.data->rows(); ++r) train_.push_back(r);
+  }
+
+  double loss(const std::vector<double>& theta, std::vector<double>* grad) override {
+    return lossOn(train_, theta, grad);
+  }
+
+  std::optional<double> holdoutLoss(const std::vector<double>& theta) override {
+    if (spec_.holdoutRows.empty()) return std::nullopt;
+    return lossOn(spec_.holdoutRows, theta, nullptr);
+  }
+
+  std::vector<double> predict(const std::vector<double>& theta) override {
+    std::vector<size_t> all(spec_.data->rows());
+    for (size_t r = 0; r < all.size(); ++r) all[r] = r;
+    return evaluate(all, theta, false).value;
+  }
+  std::vector<std::string> inputs() const override { return p_.inputs; }
+
+ private:
+  const ModelSpec& spec_;
+  Prepared p_;
+  size_t target_ = 0;
+  std::vector<size_t> inputCols_, train_;
+
+  // The lanes' values: [param][lane] for these rows.
+  std::vector<std::vector<double>> lanes(const std::vector<size_t>& rows, const std::vector<double>& theta) const {
+    std::vector<std::vector<double>> v;
+    for (size_t c : inputCols_) {
+      v.emplace_back(rows.size());
+      for (size_t i = 0; i < rows.size(); ++i) v.back()[i] = spec_.data->columns[c][rows[i]];
+    }
+    for (const auto& [n, x] : p_.fixed) v.emplace_back(rows.size(), x);
+    for (double x : theta) v.emplace_back(rows.size(), x);
+    return v;
+  }
+
+  LaneEvaluation evaluate(const std::vector<size_t>& rows, const std::vector<double>& theta, bool gradient) {
+    auto values = lanes(rows, theta);
+    auto& run = gradient ? p_.withGradient : p_.valueOnly;
+    auto ev = run->runLanes(values, static_cast<int64_t>(rows.size()));
+    if (!ev) throw DmciError(rowError(ev.error(), rows, values));
+    if (ev->isTensor) throw DmciError(usage("the program's value must be a number at every row, not a tensor"));
+    return std::move(*ev);
+  }
+
+  // The batch's error, said at the first row that fails alone (the row's line in the data file, and the source).
+  Error rowError(const Error& batchError, const std::vector<size_t>& rows,
+                 const std::vector<std::vector<double>>& values) {
+    for (size_t i = 0; i < rows.size(); ++i) {
+      std::vector<double> seed;
+      for (const auto& v : values) seed.push_back(v[i]);
+      auto one = p_.valueOnly->run(seed);
+      if (one) continue;
+      Error e = one.error();
+      e.message = "at row " + std::to_string(rows[i] + 1) + " of the data (" + spec_.data->rowPlace(rows[i]) +
+                  "): " + e.message;
+      return e;
+    }
+    return batchError;
+  }
+
+  double lossOn(const std::vector<size_t>& rows, const std::vector<double>& theta, std::vector<double>* grad) {
+    LaneEvaluation ev = evaluate(rows, theta, grad != nullptr);
+    const auto& y = spec_.data->columns[target_];
+    std::vector<size_t> index = grad ? gradientIndex(ev.gradientKeys, fitted_) : std::vector<size_t>{};
+    if (grad) grad->assign(theta.size(), 0.0);
+    double sum = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      double r = ev.value[i] - y[rows[i]];
+      sum += spec_.loss.value(r);
+      if (!grad) continue;
+      double d = spec_.loss.derivative(r);
+      for (size_t j = 0; j < index.size(); ++j)
+        (*grad)[j] += index[j] < ev.gradient.size() ? d * ev.gradient[index[j]][i] : 0.0;
+    }
+    double n = static_cast<double>(rows.size());
+    if (grad)
+      for (double& g : *grad) g /= n;
+    return sum / n;
+  }
+};
+
+class ObjectiveModel : public Model {
+ public:
+  ObjectiveModel(Fitted f, Prepared p) : p_(std::move(p)) { fitted_ = std::move(f); }
+
+  double loss(const std::vector<double>& theta, std::vector<double>* grad) override {
+    std::vector<double> values;
+    for (const auto& [n, x] : p_.fixed) values.push_back(x);
+    values.insert(values.end(), theta.begin(), theta.end());
+    auto ev = (grad ? p_.withGradient : p_.valueOnly)->run(values);
+    if (!ev) throw DmciError(ev.error());
+    if (ev->isTensor) throw DmciError(usage("the program's value (the loss) must be a number, not a tensor"));
+    if (grad) {
+      std::vector<std::string> keys;
+      for (const auto& [k, v] : ev->gradient) keys.push_back(k);
+      auto index = gradientIndex(keys, fitted_);
+      grad->assign(theta.size(), 0.0);
+      for (size_t j = 0; j < index.size(); ++j)
+        if (index[j] < keys.size()) (*grad)[j] = ev->gradient[index[j]].second;
+    }
+    return ev->value;
+  }
+  std::optional<double> holdoutLoss(const std::vector<double>&) override { return std::nullopt; }
+  std::vector<double> predict(const std::vector<double>&) override { return {}; }
+  std::vector<std::string> inputs() const override { return {}; }
+
+ private:
+  Prepared p_;
+};
+
+// The seed of the literal-finding run: the --bind values and, in data mode, row 0's inputs.
+std::vector<SeedValue> startSeed(const ModelSpec& s, const std::vector<std::string>& free) {
+  std::vector<SeedValue> seed;
+  for (const auto& [n, v] : s.binds)
+    if (contains(free, n)) seed.push_back({n, v});
+  if (s.data)
+    for (const auto& name : free) {
+      int c = s.data->find(name);
+      bool bound = std::any_of(seed.begin(), seed.end(), [&](const SeedValue& b) { return b.name == name; });
+      if (c >= 0 && !bound) seed.push_back({name, s.data->columns[static_cast<size_t>(c)][0]});
+    }
+  return seed;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
+  if (s.data && s.data->find(s.target) < 0) {
+    auto col = s.data->column(s.target, "--target");
+    return col.error();
+  }
+  auto defs = dataDefinitions(s.dataBindings);
+  if (!defs) return defs.error();
+  auto user = Program::fromTexts({{*defs, "<data>"}, {s.programText, s.programPath}});
+  if (!user) return user.error();
+  auto free = user->freeParameters();
+  Wrt w = resolveWrt(s);
+  auto f = fittedParameters(s, w, free);
+  if (!f) return f.error();
+  if (w.literals) {
+    auto keys = literalKeysOf(*user, startSeed(s, free));
+    if (!keys) return keys.error();
+    auto sites = findLiterals(s.programText, s.programPath, *keys, free);
+    if (!sites) return sites.error();
+    for (const auto& site : *sites) {
+      f->names.push_back(site.key), f->variables.push_back(site.variable), f->start.push_back(site.value);
+      f->literals.push_back(site);
+    }
+  }
+  if (f->names.empty()) return usage("nothing to fit: --wrt names no parameter and the program has no literal");
+  if (auto err = applyTransforms(s, *f)) return *err;
+  std::vector<std::string> tokens;
+  for (const auto& site : f->literals) tokens.push_back(site.variable);
+  auto fitted =
+      Program::fromTexts({{*defs, "<data>"}, {replaceTokens(s.programText, f->literals, tokens), s.programPath}});
+  if (!fitted) return fitted.error();
+  auto prepared = prepareRuns(s, *fitted, free, *f);
+  if (!prepared) return prepared.error();
+  if (s.data) return std::unique_ptr<Model>(new DataModel(s, std::move(*f), std::move(*prepared)));
+  return std::unique_ptr<Model>(new ObjectiveModel(std::move(*f), std::move(*prepared)));
+}
+
+}  // namespace dmci::fit

@@ -1,0 +1,82 @@
+// The fit's objective: the program, prepared once on an engine, as a loss of the fitted values θ (parameters,
+// then literals) with its exact gradient.
+//
+//   data mode       (a target column) every row of the data is a lane; the columns bind the program's free
+//                   variables of the same names; the program's value is the prediction; the loss is the mean of
+//                   the rows' losses. One runLanes call with the gradient gives every row's prediction and
+//                   gradient at once, and the chain rule sums them.
+//   objective mode  (no target) the program's value is the loss. Whole columns can be bound as data: a list
+//                   (--data-list ys=FILE.csv:COL) or a vector (--data-vec), defined before the program.
+//
+// Literals are fitted as fresh variables standing in their tokens (fit/Literals.h). Every engine is driven
+// through the seam (Engine::prepare, PreparedRun::run/runLanes), so any engine fits.
+#pragma once
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "driver/Engine.h"
+#include "fit/DataTable.h"
+#include "fit/Literals.h"
+#include "fit/Loss.h"
+#include "fit/Transform.h"
+
+namespace dmci::fit {
+
+// A column bound as a whole: `name` is defined as a list (or a vector) of the column's numbers.
+struct DataBinding {
+  std::string name, path, column;
+  bool vector = false;
+};
+
+struct ModelSpec {
+  std::string programPath, programText;
+  std::vector<std::string> wrt;                       // names, "literals", "all"; empty: --bind names, else literals
+  std::vector<std::pair<std::string, double>> binds;  // --bind NAME=NUMBER: starts of fitted names, else fixed
+  std::map<std::string, Transform> transforms;
+  std::string engine = "native";
+  EvalOptions options;  // route, threads, budgets, tensor settings
+  // Data mode.
+  const DataTable* data = nullptr;
+  std::string target;
+  Loss loss;
+  std::vector<size_t> trainRows, holdoutRows;  // empty train rows: every row
+  // Objective mode.
+  std::vector<DataBinding> dataBindings;
+};
+
+// What a fit changes: parameters, then literals.
+struct Fitted {
+  std::vector<std::string> names;      // parameter names, then literal keys ("file:line:col")
+  std::vector<std::string> variables;  // the variable each is bound as
+  std::vector<double> start;           // θ0: --bind values, the literals' own values
+  std::vector<Transform> transforms;
+  std::vector<LiteralSite> literals;  // the literal sites, in the order of their names
+  size_t parameters = 0;              // how many of `names` are parameters
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  const Fitted& fitted() const { return fitted_; }
+  // The loss at θ and, with `grad`, its gradient in θ. A program error (at a row, in data mode) is thrown as a
+  // DmciError.
+  virtual double loss(const std::vector<double>& theta, std::vector<double>* grad) = 0;
+  // The held-out rows' loss (data mode with a holdout), or nullopt.
+  virtual std::optional<double> holdoutLoss(const std::vector<double>& theta) = 0;
+  // Every row's prediction (data mode), for the report's plot; empty in objective mode.
+  virtual std::vector<double> predict(const std::vector<double>& theta) = 0;
+  // The data columns bound per row (data mode).
+  virtual std::vector<std::string> inputs() const = 0;
+
+ protected:
+  Fitted fitted_;
+};
+
+// Reads the program, finds what is fitted, and prepares it on the engine. Usage errors name the --wrt name,
+// --bind name, column or literal at fault. The model refers to `spec` and its data: they must outlive it.
+Result<std::unique_ptr<Model>> makeModel(const ModelSpec& spec);
+
+}  // namespace dmci::fit

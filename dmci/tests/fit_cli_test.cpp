@@ -1,0 +1,243 @@
+// `dmci fit` as a process: the outputs it writes (JSON, --log, --report, --out run by `dmci run`), the plugins it
+// opens (torch's and pagmo's optimizers, the tensor engine), a fit killed with SIGKILL and resumed, and the bad
+// inputs it refuses: a clear error at file:line:col, a non-zero exit, and no output file left behind.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <thread>
+
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const char* const kOscillator = "; a damped oscillator\n(* amp (exp (- (* b t))) (cos (* w t)))\n";
+
+// Each test runs in its own temporary directory, with the oscillator's program and noise-free data.
+class FitCli : public ::testing::Test {
+ protected:
+  fs::path dir;
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = fs::temp_directory_path() / ("dmci_fit_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    write("osc.scm", kOscillator);
+    write("osc.csv", oscillatorData(200));
+  }
+  void TearDown() override { fs::remove_all(dir); }
+
+  // `wobble` adds a small term the model cannot fit, so that the loss stays above zero.
+  static std::string oscillatorData(int rows, double wobble = 0) {
+    std::string csv = "t,y\n";
+    for (int i = 0; i < rows; ++i) {
+      double t = 10.0 * i / rows;
+      char line[80];
+      std::snprintf(line, sizeof line, "%.17g,%.17g\n", t,
+                    2.0 * std::exp(-0.3 * t) * std::cos(1.7 * t) + wobble * std::sin(37 * t));
+      csv += line;
+    }
+    return csv;
+  }
+
+  void write(const std::string& name, const std::string& text) { std::ofstream(dir / name, std::ios::binary) << text; }
+
+  std::string command(const std::string& args) const {
+    return "cd '" + dir.string() + "' && exec '" DMCI_BINARY_DIR "/dmci' " + args;
+  }
+
+  Outcome dmci(const std::string& args) {
+    int status = std::system((command(args) + " >stdout.txt 2>stderr.txt").c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
+  }
+
+  // A refused fit: exit 2, the error first on stderr, and none of the asked outputs written.
+  void expectRefused(const std::string& args, const std::string& error) {
+    Outcome o = dmci(args + " --out fitted.scm --log curve.csv --report report --checkpoint ck.json");
+    EXPECT_EQ(o.code, 2) << o.err;
+    EXPECT_EQ(o.err.substr(0, error.size()), error) << o.err;
+    for (const char* f : {"fitted.scm", "curve.csv", "report", "ck.json"}) EXPECT_FALSE(fs::exists(dir / f)) << f;
+  }
+};
+
+const char* const kStart = "--bind amp=1.4 --bind b=0.4 --bind w=1.19";
+
+TEST_F(FitCli, JsonHasTheIssuesKeysAndTheFitRecoversTheParameters) {
+  Outcome o = dmci(std::string("fit osc.scm --data osc.csv --target y --json ") + kStart);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  for (const char* k :
+       {"loss", "holdout_loss", "params", "literals", "iterations", "evaluations", "seconds", "converged"})
+    EXPECT_TRUE(j.contains(k)) << k;
+  EXPECT_NEAR(j["params"]["w"].get<double>(), 1.7, 1.7e-6);
+  EXPECT_TRUE(j["converged"].get<bool>());
+}
+
+TEST_F(FitCli, TheLogTheReportAndTheFittedProgramAreWritten) {
+  write("lit.scm", "; a scaled sine\n(* 2.5 (sin (* 0.75 t)))\n");
+  std::string csv = "t,y\n";
+  for (int i = 0; i < 40; ++i) {
+    char line[80];
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", 0.25 * i, 3.0 * std::sin(0.125 * i));
+    csv += line;
+  }
+  write("lit.csv", csv);
+  Outcome o = dmci("fit lit.scm --data lit.csv --target y --log curve.csv --report rep --out fitted.scm --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(slurp(dir / "curve.csv").rfind("restart,iteration,evaluations,seconds,loss,best,holdout_loss\n", 0), 0u);
+  EXPECT_NE(slurp(dir / "rep" / "report.md").find("![loss curve](loss.svg)"), std::string::npos);
+  EXPECT_EQ(slurp(dir / "rep" / "fit.svg").rfind("<svg", 0), 0u);
+  std::string fitted = slurp(dir / "fitted.scm");
+  EXPECT_EQ(fitted.rfind(";; Fitted by dmci fit: lbfgs to mse ", 0), 0u) << fitted;
+  EXPECT_NE(fitted.find("; a scaled sine\n(* 3.0"), std::string::npos) << fitted;
+  Outcome run = dmci("run fitted.scm --bind t=2.5");
+  ASSERT_EQ(run.code, 0) << run.err;
+  EXPECT_NEAR(std::stod(run.out), 3.0 * std::sin(0.5 * 2.5), 1e-9);
+}
+
+TEST_F(FitCli, EveryOptimizerPluginRuns) {
+  for (const char* opt : {"adam", "de", "cmaes"}) {
+    Outcome o =
+        dmci(std::string("fit osc.scm --data osc.csv --target y --json --steps 50 --optimizer ") + opt + " " + kStart);
+    ASSERT_EQ(o.code, 0) << opt << ": " << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    EXPECT_EQ(j["optimizer"], opt);
+    EXPECT_GT(j["evaluations"].get<int>(), 0);
+  }
+}
+
+#ifdef DMCI_HAVE_TORCH
+TEST_F(FitCli, TheTensorEngineFitsTheSameParameters) {
+  Outcome o = dmci(std::string("fit osc.scm --data osc.csv --target y --json --engine tensor ") + kStart);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_NEAR(j["params"]["amp"].get<double>(), 2.0, 2e-6);
+  EXPECT_NEAR(j["params"]["w"].get<double>(), 1.7, 1.7e-6);
+}
+#endif
+
+TEST_F(FitCli, ObjectiveModeBindsAColumnAsAVector) {
+  write("ys.csv", "ys\n1.25\n0.5\n3\n2\n");
+  write("vec.scm", "; squared distance to a centre\n(vsum (* (- ys mu) (- ys mu)))\n");
+  Outcome o = dmci("fit vec.scm --data-vec ys=ys.csv:ys --bind mu=0 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NEAR(nlohmann::json::parse(o.out)["params"]["mu"].get<double>(), 6.75 / 4, 1e-12);
+}
+
+TEST_F(FitCli, ASplitHoldsOutTheRowsAtOrAboveTheValue) {
+  Outcome o = dmci(std::string("fit osc.scm --data osc.csv --target y --json --split 't<6' ") + kStart);
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j["holdout_loss"].is_number());
+  EXPECT_LT(j["holdout_loss"].get<double>(), 1e-12);
+}
+
+// The kill-and-resume test: SIGKILL in the middle of a fit, --resume, and the parameters of the uninterrupted run.
+// Adam runs some 700 iterations over 2000 rows (the loss cannot reach zero); the fit is killed once it has written
+// its first checkpoint, and resumed from the last one it wrote.
+TEST_F(FitCli, AFitKilledAndResumedEndsWithTheUninterruptedParameters) {
+  write("osc.csv", oscillatorData(2000, 0.01));
+  const std::string fit = std::string("fit osc.scm --data osc.csv --target y --json --quiet --threads 1 ") +
+                          "--optimizer adam --lr 0.01 --steps 6000 --gtol 0 --checkpoint-seconds 0.05 " + kStart;
+  Outcome whole = dmci(fit + " --checkpoint whole.json");
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  pid_t pid = fork();
+  if (pid == 0) {
+    execl("/bin/sh", "sh", "-c", (command(fit + " --checkpoint ck.json") + " >killed.txt 2>&1").c_str(),
+          static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  int iteration = 0;
+  for (int wait = 0; wait < 6000 && iteration < 1; ++wait) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    auto text = slurp(dir / "ck.json");
+    if (!text.empty()) iteration = nlohmann::json::parse(text)["iteration"].get<int>();
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the fit ended before it was killed";
+  int saved = nlohmann::json::parse(slurp(dir / "ck.json"))["iteration"].get<int>();
+  ASSERT_GT(saved, 0);
+  ASSERT_LT(saved, nlohmann::json::parse(whole.out)["iterations"].get<int>());
+  Outcome resumed = dmci(fit + " --checkpoint ck.json --resume");
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  auto a = nlohmann::json::parse(whole.out), b = nlohmann::json::parse(resumed.out);
+  EXPECT_EQ(a["params"], b["params"]);
+  EXPECT_EQ(a["iterations"], b["iterations"]);
+}
+
+// --- bad input: one test per case of the issue ---
+
+TEST_F(FitCli, AMissingColumnIsRefused) {
+  expectRefused(std::string("fit osc.scm --data osc.csv --target z ") + kStart,
+                "osc.csv:1:1: usage-error: no column 'z' (--target); the columns are t, y");
+}
+
+TEST_F(FitCli, ANonNumericCellIsRefused) {
+  write("bad.csv", "t,y\n0,1\n0.5,x7\n");
+  expectRefused(std::string("fit osc.scm --data bad.csv --target y ") + kStart,
+                "bad.csv:3:5: usage-error: 'x7' is not a number (column 'y')");
+}
+
+TEST_F(FitCli, AnEmptyCellIsRefused) {
+  write("bad.csv", "t,y\n0,1\n0.5,\n");
+  expectRefused(std::string("fit osc.scm --data bad.csv --target y ") + kStart,
+                "bad.csv:3:5: usage-error: empty cell in column 'y'");
+}
+
+TEST_F(FitCli, AnEmptyFileIsRefused) {
+  write("bad.csv", "");
+  expectRefused(std::string("fit osc.scm --data bad.csv --target y ") + kStart,
+                "bad.csv:1:1: usage-error: the data file is empty");
+}
+
+TEST_F(FitCli, AWrtNameNotInTheProgramIsRefused) {
+  expectRefused(std::string("fit osc.scm --data osc.csv --target y --wrt amp,q ") + kStart,
+                "usage-error: --wrt q: not a free variable of osc.scm (its free variables: amp, b, t, w)");
+}
+
+TEST_F(FitCli, AProgramErrorAtARowIsReportedWithTheRowAndTheSourcePosition) {
+  write("err.scm", "(if (< t 5) (* amp t)\n    (error \"t out of range\" t))\n");
+  Outcome o = dmci("fit err.scm --data osc.csv --target y --bind amp=1 --out fitted.scm --log curve.csv");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.err.rfind("err.scm:2:5: ", 0), 0u) << o.err;
+  EXPECT_NE(o.err.find("at row 101 of the data (osc.csv:102)"), std::string::npos) << o.err;
+  EXPECT_FALSE(fs::exists(dir / "fitted.scm"));
+  EXPECT_FALSE(fs::exists(dir / "curve.csv"));
+}
+
+TEST_F(FitCli, ALossThatBecomesNaNStopsReportsAndKeepsTheBestParameters) {
+  write("nan.scm", "(* (sqrt a) t)\n");
+  write("neg.csv", "t,y\n1,-1\n2,-2\n3,-3\n");
+  Outcome o = dmci("fit nan.scm --data neg.csv --target y --bind a=0.5 --optimizer adam --json");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("the loss became NaN"), std::string::npos) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_GE(j["params"]["a"].get<double>(), 0.0);
+  EXPECT_TRUE(j["loss"].is_number());
+}
+
+}  // namespace

@@ -1,0 +1,463 @@
+// dmci fit in-process: the data reader's errors, losses and transforms against finite differences, the literal
+// rewrites, parameter recovery by L-BFGS (the acceptance problems), the linear model against the closed-form
+// least-squares solution, literal fitting, objective mode, and the errors a bad fit reports.
+#include "fit/Fit.h"
+
+#include <gtest/gtest.h>
+
+#include <Eigen/Dense>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <random>
+#include <sstream>
+
+#include "driver/Program.h"
+#include "fit/FittedProgram.h"
+#include "fit/Literals.h"
+
+namespace {
+
+using namespace dmci;
+using namespace dmci::fit;
+
+// A CSV of columns made by a function of the row.
+std::string table(const std::vector<std::string>& names, size_t rows,
+                  const std::function<std::vector<double>(size_t)>& row) {
+  std::string out;
+  for (size_t k = 0; k < names.size(); ++k) {
+    if (k) out += ',';
+    out += names[k];
+  }
+  out += "\n";
+  for (size_t r = 0; r < rows; ++r) {
+    auto v = row(r);
+    for (size_t k = 0; k < v.size(); ++k) {
+      if (k) out += ',';
+      out += schemeNumber(v[k]);
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+// A data-mode fit, kept alive together (the model refers to its spec and data).
+struct DataFit {
+  DataTable data;
+  ModelSpec spec;
+  std::unique_ptr<Model> model;
+  DataFit(const std::string& program, const std::string& csv, std::vector<std::pair<std::string, double>> binds,
+          const std::string& target = "y") {
+    auto t = parseDataTable(csv, "data.csv");
+    EXPECT_TRUE(t.ok()) << t.error().str();
+    data = *t;
+    spec.programPath = "model.scm", spec.programText = program, spec.binds = std::move(binds);
+    spec.data = &data, spec.target = target;
+    auto m = makeModel(spec);
+    EXPECT_TRUE(m.ok()) << m.error().str();
+    if (m) model = std::move(*m);
+  }
+  FitResult fit(const std::string& optimizer = "lbfgs", int steps = 200) {
+    FitSettings s;
+    s.optimizer = optimizer, s.steps = steps, s.method.lr = optimizer == "lbfgs" ? 1.0 : 0.05;
+    auto r = runFit(*model, s);
+    EXPECT_TRUE(r.ok()) << r.error().str();
+    return r ? *r : FitResult{};
+  }
+};
+
+double relativeError(double got, double want) { return std::fabs(got - want) / std::fabs(want); }
+
+// --- the data reader ---
+
+Error tableError(const std::string& csv) {
+  auto t = parseDataTable(csv, "data.csv");
+  EXPECT_FALSE(t.ok());
+  return t ? Error{} : t.error();
+}
+
+TEST(FitData, ANonNumericCellIsAnErrorAtItsLineAndColumn) {
+  EXPECT_EQ(tableError("t,y\n1,2\n3, abc\n").str(), "data.csv:3:4: usage-error: 'abc' is not a number (column 'y')");
+}
+
+TEST(FitData, AnEmptyCellIsAnErrorAtItsLineAndColumn) {
+  EXPECT_EQ(tableError("t,y\n1,2\n,4\n").str(), "data.csv:3:1: usage-error: empty cell in column 't'");
+}
+
+TEST(FitData, AnEmptyFileIsAnError) {
+  EXPECT_NE(tableError("").str().find("data.csv:1:1: usage-error: the data file is empty"), std::string::npos);
+}
+
+TEST(FitData, AMissingColumnIsAnErrorNamingTheColumnsThereAre) {
+  auto t = parseDataTable("t,y\n1,2\n", "data.csv");
+  ASSERT_TRUE(t.ok());
+  auto c = t->column("z", "--target");
+  ASSERT_FALSE(c.ok());
+  EXPECT_EQ(c.error().str(), "data.csv:1:1: usage-error: no column 'z' (--target); the columns are t, y");
+}
+
+TEST(FitData, CommentAndBlankLinesAreSkippedAndRowsKeepTheirLines) {
+  auto t = parseDataTable("# made by hand\nt,y\n\n1,2\n# more\n3,4\n", "data.csv");
+  ASSERT_TRUE(t.ok()) << t.error().str();
+  EXPECT_EQ(t->rows(), 2u);
+  EXPECT_EQ(t->rowPlace(1), "data.csv:6");
+  EXPECT_EQ(t->columns[1][1], 4);
+}
+
+// --- losses and transforms ---
+
+TEST(FitLoss, EveryLossDerivativeMatchesTheFiniteDifference) {
+  for (const char* name : {"mse", "mae", "huber", "huber:0.3"}) {
+    Loss l = *parseLoss(name);
+    for (double r : {-2.1, -0.2, 0.15, 1.7}) {
+      double h = 1e-6, fd = (l.value(r + h) - l.value(r - h)) / (2 * h);
+      EXPECT_NEAR(l.derivative(r), fd, 1e-6) << name << " at " << r;
+    }
+  }
+  EXPECT_FALSE(parseLoss("l2").has_value());
+}
+
+TEST(FitTransform, EachTransformInvertsAndItsSlopeMatchesTheFiniteDifference) {
+  auto ts = parseTransforms("a=positive,b=unit,c=[-2,5],d=free");
+  ASSERT_TRUE(ts.ok()) << ts.error().str();
+  std::map<std::string, double> theta{{"a", 3.5}, {"b", 0.2}, {"c", 4.0}, {"d", -7}};
+  for (const auto& [name, t] : *ts) {
+    double u = t.toFree(theta[name]);
+    EXPECT_NEAR(t.toParam(u), theta[name], 1e-12) << name;
+    double h = 1e-6, fd = (t.toParam(u + h) - t.toParam(u - h)) / (2 * h);
+    EXPECT_NEAR(t.slope(u), fd, 1e-7) << name;
+  }
+  EXPECT_FALSE(parseTransforms("a=[3,1]").ok());
+  EXPECT_FALSE(parseTransforms("a=cube").ok());
+}
+
+// --- literals ---
+
+TEST(FitLiterals, TheFittedProgramKeepsCommentsAndLayoutAndReplacesOnlyTheTokens) {
+  std::string text = "; scale\n(define k 2.5) ; the gain\n(*  k\n   (sin (* 0.75 t)))\n";
+  auto sites = findLiterals(text, "p.scm", {"p.scm:2:11", "p.scm:4:12", "other.scm:1:1"}, {"k", "t"});
+  ASSERT_TRUE(sites.ok()) << sites.error().str();
+  ASSERT_EQ(sites->size(), 2u);
+  EXPECT_EQ((*sites)[1].value, 0.75);
+  Fitted f;
+  f.names = {"p.scm:2:11", "p.scm:4:12"}, f.start = {2.5, 0.75}, f.literals = *sites;
+  std::string out = fittedProgram(text, f, {3.0, -0.5}, "test");
+  EXPECT_EQ(out.substr(out.find("; scale")), "; scale\n(define k 3.0) ; the gain\n(*  k\n   (sin (* -0.5 t)))\n");
+}
+
+TEST(FitLiterals, ANumberWrittenBackReadsAsTheSameDouble) {
+  for (double x : {3.0, 0.1, -1.0 / 3, 6.02214076e23, 5e-324})
+    EXPECT_EQ(std::strtod(schemeNumber(x).c_str(), nullptr), x) << schemeNumber(x);
+  EXPECT_EQ(schemeNumber(3.0), "3.0");
+}
+
+// --- recovery (the acceptance): noise-free data, L-BFGS from starts at least 30% off ---
+
+void expectRecovered(const char* what, DataFit& f, const std::vector<double>& truth) {
+  FitResult r = f.fit();
+  ASSERT_EQ(r.theta.size(), truth.size());
+  for (size_t k = 0; k < truth.size(); ++k)
+    EXPECT_LE(relativeError(r.theta[k], truth[k]), 1e-6) << what << " " << f.model->fitted().names[k];
+  std::printf("%s: L-BFGS %d iterations, %llu evaluations, loss %.3g\n", what, r.iterations,
+              static_cast<unsigned long long>(r.evaluations), r.loss);
+  FitResult adam = f.fit("adam", 2000);
+  std::printf("%s: Adam %d iterations, %llu evaluations, loss %.3g\n", what, adam.iterations,
+              static_cast<unsigned long long>(adam.evaluations), adam.loss);
+}
+
+TEST(FitRecovery, DampedOscillator) {
+  auto csv = table({"t", "y"}, 200, [](size_t i) {
+    double t = 0.05 * static_cast<double>(i);
+    return std::vector<double>{t, 2.0 * std::exp(-0.3 * t) * std::cos(1.7 * t)};
+  });
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", csv, {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  expectRecovered("damped oscillator", f, {2.0, 0.3, 1.7});
+}
+
+TEST(FitRecovery, MichaelisMenten) {
+  auto csv = table({"s", "y"}, 60, [](size_t i) {
+    double s = 0.1 + 0.25 * static_cast<double>(i);
+    return std::vector<double>{s, 4.0 * s / (1.5 + s)};
+  });
+  DataFit f("(/ (* vmax s) (+ km s))", csv, {{"vmax", 2.8}, {"km", 0.9}});
+  expectRecovered("Michaelis-Menten", f, {4.0, 1.5});
+}
+
+TEST(FitRecovery, LogisticGrowth) {
+  auto csv = table({"t", "y"}, 80, [](size_t i) {
+    double t = 0.25 * static_cast<double>(i);
+    return std::vector<double>{t, 10.0 / (1 + 9.0 * std::exp(-0.8 * t))};
+  });
+  // K, r and the initial population n0: y = K / (1 + (K/n0 - 1) e^(-r t)).
+  DataFit f("(/ k (+ 1 (* (- (/ k n0) 1) (exp (- (* r t))))))", csv, {{"k", 13.0}, {"r", 0.55}, {"n0", 1.35}});
+  expectRecovered("logistic growth", f, {10.0, 0.8, 1.0});
+}
+
+TEST(FitRecovery, ALinearModelEqualsTheClosedFormLeastSquaresSolution) {
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> noise(0, 0.3);
+  Eigen::MatrixXd X(100, 3);
+  Eigen::VectorXd y(100);
+  auto csv = table({"x1", "x2", "y"}, 100, [&](size_t i) {
+    double x1 = std::sin(static_cast<double>(i)), x2 = 0.01 * static_cast<double>(i);
+    double v = 0.5 + 2.0 * x1 - 3.0 * x2 + noise(rng);
+    X.row(static_cast<Eigen::Index>(i)) << 1, x1, x2;
+    y(static_cast<Eigen::Index>(i)) = v;
+    return std::vector<double>{x1, x2, v};
+  });
+  Eigen::VectorXd beta = X.colPivHouseholderQr().solve(y);
+  DataFit f("(+ c (* a x1) (* b x2))", csv, {{"c", 0}, {"a", 0}, {"b", 0}});
+  FitResult r = f.fit();
+  EXPECT_NEAR(r.theta[0], beta(0), 1e-9);
+  EXPECT_NEAR(r.theta[1], beta(1), 1e-9);
+  EXPECT_NEAR(r.theta[2], beta(2), 1e-9);
+}
+
+// --- literals fitted, and the fitted program run ---
+
+TEST(FitLiterals, BothLiteralsOfAScaledSineAreRecoveredAndTheFittedProgramReproducesTheData) {
+  auto csv = table({"t", "y"}, 50, [](size_t i) {
+    double t = 0.2 * static_cast<double>(i);
+    return std::vector<double>{t, 3.0 * std::sin(0.5 * t)};
+  });
+  DataFit f("(* 2.5 (sin (* 0.75 t)))", csv, {});
+  FitResult r = f.fit();
+  ASSERT_EQ(f.model->fitted().names, (std::vector<std::string>{"model.scm:1:4", "model.scm:1:16"}));
+  EXPECT_LE(relativeError(r.theta[0], 3.0), 1e-6);
+  EXPECT_LE(relativeError(r.theta[1], 0.5), 1e-6);
+  auto fitted = Program::fromText(fittedProgram(f.spec.programText, f.model->fitted(), r.theta, "test"), "out.scm");
+  ASSERT_TRUE(fitted.ok()) << fitted.error().str();
+  EvalOptions o;
+  o.gradient = false;
+  for (size_t row = 0; row < f.data.rows(); ++row) {
+    auto ev = fitted->evaluate({{"t", f.data.columns[0][row]}}, o);
+    ASSERT_TRUE(ev.ok()) << ev.error().str();
+    EXPECT_NEAR(ev->value, f.data.columns[1][row], 1e-9) << "row " << row;
+  }
+}
+
+// --- objective mode: the program's value is the loss ---
+
+TEST(FitObjective, AGaussianLikelihoodOverAListColumnGivesTheSampleMeanAndVariance) {
+  std::string dir = ::testing::TempDir();
+  std::string path = dir + "/fit_objective_ys.csv";
+  std::vector<double> ys{1.2, 0.7, 2.9, 1.9, 0.3, 1.4, 2.2};
+  {
+    std::FILE* out = std::fopen(path.c_str(), "w");
+    std::fprintf(out, "ys\n");
+    for (double y : ys) std::fprintf(out, "%.17g\n", y);
+    std::fclose(out);
+  }
+  ModelSpec spec;
+  spec.programPath = "nll.scm";
+  spec.programText =
+      "(define (nll xs) (if (null? xs) 0 (+ (* 0.5 (square (/ (- (car xs) mu) s))) (log s) (nll (cdr xs)))))\n"
+      "(nll ys)\n";
+  spec.binds = {{"mu", 0.0}, {"s", 3.0}};
+  spec.transforms["s"] = Transform{Transform::Positive};
+  spec.dataBindings = {{"ys", path, "ys", false}};
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  FitSettings s;
+  s.method.lr = 1;
+  auto r = runFit(**m, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  double mean = 0, var = 0;
+  for (double y : ys) mean += y / static_cast<double>(ys.size());
+  for (double y : ys) var += (y - mean) * (y - mean) / static_cast<double>(ys.size());
+  EXPECT_NEAR(r->theta[0], mean, 1e-8);
+  EXPECT_NEAR(r->theta[1], std::sqrt(var), 1e-8);
+}
+
+// --- what a bad fit reports ---
+
+Error modelError(const std::string& program, std::vector<std::pair<std::string, double>> binds,
+                 std::vector<std::string> wrt = {}) {
+  auto t = parseDataTable("t,y\n1,2\n2,4\n7,14\n", "data.csv");
+  ModelSpec spec;
+  spec.programPath = "model.scm", spec.programText = program, spec.binds = std::move(binds), spec.wrt = wrt;
+  spec.data = &*t, spec.target = "y";
+  auto m = makeModel(spec);
+  EXPECT_FALSE(m.ok());
+  return m ? Error{} : m.error();
+}
+
+TEST(FitErrors, AWrtNameNotInTheProgramIsAnErrorListingItsFreeVariables) {
+  EXPECT_EQ(modelError("(* a t)", {{"a", 1}}, {"q"}).message,
+            "--wrt q: not a free variable of model.scm (its free variables: a, t)");
+}
+
+TEST(FitErrors, AProgramErrorAtARowNamesTheRowAndTheSourcePosition) {
+  auto t = parseDataTable("t,y\n1,2\n2,4\n7,14\n", "data.csv");
+  ModelSpec spec;
+  spec.programPath = "model.scm", spec.programText = "(if (< t 5) (* a t)\n    (error \"t too large\" t))";
+  spec.binds = {{"a", 1}}, spec.data = &*t, spec.target = "y";
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  auto r = runFit(**m, FitSettings{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().pos.str(), "model.scm:2:5");
+  EXPECT_NE(r.error().message.find("at row 3 of the data (data.csv:4)"), std::string::npos) << r.error().str();
+}
+
+TEST(FitErrors, ALossThatBecomesNaNStopsTheFitAndKeepsTheBestParameters) {
+  // y = -t pulls a below zero, where sqrt is NaN.
+  auto csv = table({"t", "y"}, 10, [](size_t i) { return std::vector<double>{1.0 + i, -1.0 - i}; });
+  DataFit f("(* (sqrt a) t)", csv, {{"a", 0.5}});
+  FitResult r = f.fit("adam", 200);
+  EXPECT_TRUE(r.nonFinite);
+  EXPECT_NE(r.stop.find("the loss became NaN"), std::string::npos) << r.stop;
+  ASSERT_EQ(r.theta.size(), 1u);
+  EXPECT_TRUE(std::isfinite(r.loss));
+  EXPECT_GE(r.theta[0], 0);
+}
+
+TEST(FitErrors, AnUnknownOptimizerIsAnErrorListingTheOptimizers) {
+  auto m = optimizerNamed("sgd");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message, "no optimizer called 'sgd' (optimizers: lbfgs, adam, de, cmaes)");
+}
+
+TEST(FitErrors, AFittedNameWithoutAStartIsAnError) {
+  EXPECT_EQ(modelError("(* a t)", {}, {"a"}).message, "--wrt a: give its start with --bind a=NUMBER");
+}
+
+// --- the gradient-free baselines ---
+
+TEST(FitBaselines, DifferentialEvolutionAndCmaesLowerTheLossOfALine) {
+#ifndef DMCI_HAVE_PAGMO
+  GTEST_SKIP() << "built without pagmo2 (libpagmo-dev): no de or cmaes";
+#endif
+  auto csv = table({"t", "y"}, 20, [](size_t i) { return std::vector<double>{0.1 * i, 1.5 + 0.7 * (0.1 * i)}; });
+  for (const char* opt : {"de", "cmaes"}) {
+    DataFit f("(+ c (* a t))", csv, {{"c", 1.0}, {"a", 1.0}});
+    double start = f.model->loss({1.0, 1.0}, nullptr);
+    FitResult r = f.fit(opt, 100);
+    EXPECT_LT(r.loss, start * 1e-6) << opt;
+  }
+}
+
+// --- the driver: resume, holdout, restarts, budgets ---
+
+std::string oscillatorCsv(size_t rows) {
+  return table({"t", "y"}, rows, [](size_t i) {
+    double t = 0.05 * static_cast<double>(i);
+    return std::vector<double>{t, 2.0 * std::exp(-0.3 * t) * std::cos(1.7 * t)};
+  });
+}
+
+TEST(FitDriver, EveryOptimizerResumedFromItsCheckpointEndsAsTheUninterruptedRun) {
+  std::vector<std::string> optimizers{"lbfgs", "adam"};
+#ifdef DMCI_HAVE_PAGMO
+  optimizers.insert(optimizers.end(), {"de", "cmaes"});
+#endif
+  std::string path = ::testing::TempDir() + "/fit_driver_resume.json";
+  for (const auto& opt : optimizers) {
+    DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+    FitSettings s;
+    s.optimizer = opt, s.gtol = 0, s.steps = 12, s.restarts = 1, s.method.lr = opt == "lbfgs" ? 1 : 0.05;
+    s.method.history = 3;  // L-BFGS's curvature pairs wrap around before the checkpoint
+    auto whole = runFit(*f.model, s);
+    ASSERT_TRUE(whole.ok()) << whole.error().str();
+    // The first 7 iterations, checkpointed, then resumed to the end.
+    FitSettings first = s;
+    first.steps = 7, first.restarts = 0, first.checkpoint = path, first.checkpointSeconds = 0;
+    ASSERT_TRUE(runFit(*f.model, first).ok());
+    FitSettings rest = s;
+    rest.checkpoint = path, rest.resume = true;
+    auto resumed = runFit(*f.model, rest);
+    ASSERT_TRUE(resumed.ok()) << resumed.error().str();
+    EXPECT_EQ(resumed->theta, whole->theta) << opt;
+    EXPECT_EQ(resumed->iterations, whole->iterations) << opt;
+    EXPECT_EQ(resumed->curve.size(), whole->curve.size()) << opt;
+  }
+  std::remove(path.c_str());
+}
+
+TEST(FitDriver, AResumeFromAnotherFitsCheckpointIsRefused) {
+  std::string path = ::testing::TempDir() + "/fit_driver_other.json";
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(50), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.steps = 2, s.checkpoint = path, s.fingerprint = "one";
+  ASSERT_TRUE(runFit(*f.model, s).ok());
+  s.fingerprint = "another", s.resume = true;
+  auto r = runFit(*f.model, s);
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("is the checkpoint of another fit"), std::string::npos) << r.error().str();
+  std::remove(path.c_str());
+}
+
+TEST(FitDriver, WithAHoldoutTheResultIsTheIterateWithTheBestHeldOutLoss) {
+  std::mt19937_64 rng(3);
+  std::normal_distribution<double> noise(0, 0.2);
+  auto csv = table({"t", "y"}, 60, [&](size_t i) {
+    double t = 0.1 * static_cast<double>(i);
+    return std::vector<double>{t, 1.0 + 0.5 * t + noise(rng)};
+  });
+  auto t = parseDataTable(csv, "data.csv");
+  ModelSpec spec;
+  spec.programPath = "line.scm", spec.programText = "(+ c (* a t))", spec.binds = {{"c", 0}, {"a", 0}};
+  spec.data = &*t, spec.target = "y";
+  for (size_t r = 0; r < 60; ++r) (r < 40 ? spec.trainRows : spec.holdoutRows).push_back(r);
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  FitSettings s;
+  s.optimizer = "adam", s.method.lr = 0.05, s.steps = 400, s.patience = 5;
+  auto r = runFit(**m, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  ASSERT_TRUE(r->holdout.has_value());
+  EXPECT_EQ(*r->holdout, *(*m)->holdoutLoss(r->theta));
+  double best = INFINITY;
+  for (const auto& p : r->curve) best = std::min(best, *p.holdout);
+  EXPECT_EQ(*r->holdout, best);
+  EXPECT_LT(r->iterations, 400) << "patience 5 stops the fit early";
+}
+
+TEST(FitDriver, RestartsStartFromJitteredPointsAndTheBestRestartWins) {
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.restarts = 2, s.steps = 3, s.seed = 5;
+  auto r = runFit(*f.model, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  std::vector<double> lossAtEnd(3, INFINITY), firstLoss(3, NAN);
+  for (const auto& p : r->curve) {
+    auto k = static_cast<size_t>(p.restart);
+    if (std::isnan(firstLoss[k])) firstLoss[k] = p.loss;
+    lossAtEnd[k] = std::min(lossAtEnd[k], p.loss);
+  }
+  EXPECT_NE(firstLoss[0], firstLoss[1]);
+  EXPECT_NE(firstLoss[1], firstLoss[2]);
+  EXPECT_EQ(r->loss, *std::min_element(lossAtEnd.begin(), lossAtEnd.end()));
+  EXPECT_EQ(r->iterations, 9);
+}
+
+TEST(FitDriver, AnEvaluationBudgetStopsTheFit) {
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.optimizer = "adam", s.steps = 100000, s.budgetEvals = 50;
+  auto r = runFit(*f.model, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_EQ(r->evaluations, 50u);
+  EXPECT_NE(r->stop.find("evaluation budget"), std::string::npos) << r->stop;
+}
+
+TEST(FitDriver, APositiveTransformKeepsTheParameterPositive) {
+  // y = -t pulls k to -1; in log space k only approaches 0 from above.
+  auto csv = table({"t", "y"}, 10, [](size_t i) { return std::vector<double>{1.0 + i, -1.0 - i}; });
+  auto t = parseDataTable(csv, "data.csv");
+  ModelSpec spec;
+  spec.programPath = "m.scm", spec.programText = "(* k t)", spec.binds = {{"k", 2}};
+  spec.transforms["k"] = Transform{Transform::Positive};
+  spec.data = &*t, spec.target = "y";
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  FitSettings s;
+  s.optimizer = "adam", s.method.lr = 0.1, s.steps = 300;
+  auto r = runFit(**m, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_GT(r->theta[0], 0);
+  EXPECT_LT(r->theta[0], 0.5);
+}
+
+}  // namespace
