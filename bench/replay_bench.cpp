@@ -12,7 +12,6 @@
 // Programs as the batch bench's: alpha_x2 `(* alpha (* x x))`, poly3 (recursive, n = 3), divergent (lanes
 // differ in recursion depth and branch taken).
 #include <benchmark/benchmark.h>
-
 #include <malloc.h>
 
 #include <algorithm>
@@ -128,8 +127,7 @@ void BM_Replay(benchmark::State& state, const Case& c, const std::string& engine
   const double perSecond = static_cast<double>(b);
   state.counters["evals_per_s"] = benchmark::Counter(perSecond, benchmark::Counter::kIsIterationInvariantRate);
   const double bytes = static_cast<double>(2 * c.params.size() + 1) * 8.0 * perSecond;
-  state.counters["roofline"] =
-      benchmark::Counter(bytes / bandwidth(), benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["roofline"] = benchmark::Counter(bytes / bandwidth(), benchmark::Counter::kIsIterationInvariantRate);
   for (const auto& [name, v] : warm->counters)
     if (std::string(name) != "seconds" && std::string(name) != "utilisation") state.counters[name] = v;
 }

@@ -176,7 +176,9 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_flag("--quiet,-q", a.quiet, "print only failures and the summary");
-  c->add_option("--engine", a.engine, "engine for the dmci and direct routes: native or tensor (LibTorch)")
+  c->add_option(
+       "--engine", a.engine,
+       "engine for the dmci and direct routes: native, replay (the recorded trace, replayed) or tensor (LibTorch)")
       ->capture_default_str();
   c->add_option("--device", a.device, "device of the tensor engine: cpu or cuda")->capture_default_str();
   return c;

@@ -43,7 +43,7 @@ struct FitArgs {
   double checkpointSeconds = 1;
   bool resume = false, json = false, quiet = false;
   std::string log, report, out;
-  std::string engine = "native", via = "direct", device = "cpu";
+  std::string engine = "replay", via = "direct", device = "cpu";
   int threads = 0;
 };
 
@@ -318,7 +318,10 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_option("--report", a.report, "write report.md, loss.svg and fit.svg into this folder");
   cmd->add_option("--out", a.out, "write the program with its fitted literals (in place) to this file");
   cmd->add_flag("--quiet,-q", a.quiet, "no progress line");
-  cmd->add_option("--engine", a.engine, "engine (any in `dmci engines`)")->capture_default_str();
+  cmd->add_option("--engine", a.engine,
+                  "engine (any in `dmci engines`; replay, the default, records the program's trace once and replays it "
+                  "for every row and step)")
+      ->capture_default_str();
   cmd->add_option("--via", a.via, "route: direct, dmci or dmci2")
       ->check(CLI::IsMember({"direct", "dmci", "dmci2"}))
       ->capture_default_str();

@@ -36,7 +36,7 @@ struct ModelSpec {
   std::vector<std::string> wrt;                       // names, "literals", "all"; empty: --bind names, else literals
   std::vector<std::pair<std::string, double>> binds;  // --bind NAME=NUMBER: starts of fitted names, else fixed
   std::map<std::string, Transform> transforms;
-  std::string engine = "native";
+  std::string engine = "replay";
   EvalOptions options;  // route, threads, budgets, tensor settings
   // Data mode.
   const DataTable* data = nullptr;

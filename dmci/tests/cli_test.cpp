@@ -347,6 +347,7 @@ TEST_F(Cli, TheEnginesAreNamedAndAnUnknownOneIsAUsageError) {
   Outcome o = dmci("engines");
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("native\tavailable"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("replay\tavailable"), std::string::npos) << o.out;
 #ifdef DMCI_HAVE_TORCH
   EXPECT_NE(o.out.find("tensor\tavailable"), std::string::npos) << o.out;
 #else
@@ -354,7 +355,7 @@ TEST_F(Cli, TheEnginesAreNamedAndAnUnknownOneIsAUsageError) {
 #endif
   o = dmci("run -e 1 --engine nosuch");
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("no engine called 'nosuch' (engines: native, tensor"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("no engine called 'nosuch' (engines: native, replay, tensor"), std::string::npos) << o.err;
 }
 
 #ifdef DMCI_HAVE_TORCH
