@@ -25,41 +25,15 @@
 #include <vector>
 
 #ifdef DMCI_HAVE_TORCH
+#include "BatchPrograms.h"
 #include "driver/Program.h"
 #include "engine/tensor/TensorEngine.h"
 
 namespace {
 using namespace dmci;
 
-struct Case {
-  std::string name;
-  std::string source;
-  std::vector<std::string> params;
-  // The value of parameter k in lane l of B.
-  double (*value)(size_t k, int64_t l, int64_t b);
-};
-
-double sameControl(size_t k, int64_t l, int64_t b) {
-  return k == 0 ? 1.5 : 0.5 + static_cast<double>(l) / static_cast<double>(b);
-}
-double divergent(size_t k, int64_t l, int64_t b) {
-  return k == 0 ? static_cast<double>(l % 8) : 0.9 + 0.2 * static_cast<double>(l) / static_cast<double>(b);
-}
-
-const std::vector<Case>& cases() {
-  static const std::vector<Case> c = {
-      {"alpha_x2", "(* alpha (* x x))", {"alpha", "x"}, sameControl},
-      {"poly3",
-       "(define (poly x n) (if (= n 0) alpha (+ (* x (poly x (- n 1))) alpha)))\n(poly x 3)",
-       {"alpha", "x"},
-       sameControl},
-      {"divergent",
-       "(define (f n acc) (if (< n 0.5) acc (f (- n 1) (* acc x))))\n(if (< x 1) (f n 1) (- (f n 2) x))",
-       {"n", "x"},
-       divergent},
-  };
-  return c;
-}
+using bench::Case;
+using bench::cases;
 
 struct Setting {
   Route route;

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "cli/Exit.h"
+#include "cli/Split.h"
 #include "driver/AtomicFile.h"
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
@@ -53,15 +54,6 @@ std::string slurp(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
-}
-
-std::vector<std::string> splitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
 }
 
 double numberOf(const std::string& text, const std::string& what) {

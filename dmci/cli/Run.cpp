@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "cli/Exit.h"
+#include "cli/Split.h"
 #include "driver/Engine.h"
 #include "driver/JsonNumber.h"
 #include "driver/Program.h"
@@ -44,15 +45,6 @@ struct RunArgs {
 namespace {
 
 using json = nlohmann::ordered_json;
-
-std::vector<std::string> splitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
 
 std::string num(double x) { return formatNumber(x); }
 
