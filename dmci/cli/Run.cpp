@@ -12,11 +12,13 @@
 
 #include "cli/Exit.h"
 #include "cli/Split.h"
+#include "driver/AtomicFile.h"
 #include "driver/Engine.h"
 #include "driver/JsonNumber.h"
 #include "driver/Program.h"
 #include "engine/ValueText.h"
 #include "mce/Mce.h"
+#include "replay/EmitCpp.h"
 #include "replay/Trace.h"
 
 namespace dmci::cli {
@@ -24,6 +26,8 @@ namespace dmci::cli {
 struct RunArgs {
   bool gradient = false;
   bool trace = false;  // dmci trace: record and print the trace instead of the value
+  bool emit = false;   // dmci emit: record, then write the trace as C++
+  std::string output = "-", function = "dmci_trace";
   std::string file;
   std::string expr;  // -e
   std::vector<std::string> binds;
@@ -162,7 +166,24 @@ int traceCommand(const RunArgs& a, const Program& program, const LaneBatch& batc
   replay::Trace trace;
   auto r = ev.record(values, trace);
   if (!r) return reportError(r.error(), a.json);
-  replay::writeTrace(std::cout, trace);
+  if (!a.emit) {
+    replay::writeTrace(std::cout, trace);
+    return kOk;
+  }
+  replay::EmitRequest req;
+  req.function = a.function;
+  req.origin = (a.file.empty() ? std::string("-e") : a.file) + " recorded at";
+  for (size_t k = 0; k < batch.params.size(); ++k) req.origin += " " + batch.params[k] + "=" + num(values[k]);
+  req.gradient = true;
+  for (auto& [key, leaves] : ev.gradientLeaves()) req.gradientKeys.push_back(key), req.leaves.push_back(leaves);
+  auto code = replay::emitCpp(trace, req);
+  if (!code) return reportError(code.error(), a.json);
+  if (a.output == "-") {
+    std::cout << *code;
+    return kOk;
+  }
+  if (auto w = writeFileAtomically(a.output, *code); !w) return reportError(w.error(), a.json);
+  std::cerr << "wrote " << a.output << "\n";
   return kOk;
 }
 
@@ -188,19 +209,26 @@ int runCommand(const RunArgs& a) {
 
 }  // namespace
 
-std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace) {
+std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, bool emit) {
   auto a = std::make_shared<RunArgs>();
-  a->gradient = gradient || trace;
-  a->trace = trace;
-  auto* cmd = trace      ? app.add_subcommand("trace",
-                                              "record a program's numeric trace for one seed on the native machine and "
-                                                   "print it: leaves, constants, operations, guards, output (the replay "
-                                                   "engine's input)")
-              : gradient ? app.add_subcommand("grad", "run a program and print its value and gradient")
-                         : app.add_subcommand("run",
-                                              "run a program and print its value (any value: numbers, lists, "
-                                              "booleans, symbols, strings, tensors)");
+  a->gradient = gradient || trace || emit;
+  a->trace = trace || emit;
+  a->emit = emit;
+  const char* what =
+      emit       ? "record a program's trace for one seed and write it as a self-contained C++ function of the "
+                   "parameters giving the value and gradient along that path, with its guards (it returns 1 when the "
+                   "path changes)"
+      : trace    ? "record a program's numeric trace for one seed on the native machine and print it: leaves, "
+                   "constants, operations, guards, output (the replay engine's input)"
+      : gradient ? "run a program and print its value and gradient"
+                 : "run a program and print its value (any value: numbers, lists, booleans, symbols, strings, tensors)";
+  auto* cmd = app.add_subcommand(emit ? "emit" : trace ? "trace" : gradient ? "grad" : "run", what);
   cmd->add_option("program", a->file, "the program (.scm), or - to read it from standard input");
+  if (emit) {
+    cmd->add_option("-o,--output", a->output, "the C++ file to write (atomically); - for standard output")
+        ->capture_default_str();
+    cmd->add_option("--function", a->function, "the emitted function's name")->capture_default_str();
+  }
   cmd->add_option("-e,--expr", a->expr, "the program as an expression given here, e.g. -e '(list 1 (< 1 2))'");
   cmd->add_option("--bind,-b", a->binds,
                   "bind a free variable: NAME=NUMBER, or NAME=linspace(A,B,N) for N lanes (repeatable)");
@@ -228,7 +256,7 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace) {
   cmd->add_option("--threads", a->threads, "threads for lanes (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
-  if (gradient || trace)
+  if (a->gradient)
     cmd->add_option("--wrt", a->wrt,
                     "what to differentiate: comma-separated parameter names, 'literals' (every numeric literal, "
                     "keyed file:line:col), or 'all' (the default: every bound parameter and every literal)");

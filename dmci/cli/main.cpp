@@ -17,10 +17,11 @@ int main(int argc, char** argv) {
   using namespace dmci::cli;
   CLI::App app{"dmci: differentiable meta-circular interpretation of a Scheme subset"};
   app.require_subcommand(1);
-  std::vector<std::function<int()>> commands = {
-      addRunCommand(app, false), addRunCommand(app, true), addRunCommand(app, true, true),
-      addCompileCommand(app),    addExpandCommand(app),    addPrimsCommand(app),
-      addEnginesCommand(app),    addMergeCommand(app),     addFitCommand(app)};
+  std::vector<std::function<int()>> commands = {addRunCommand(app, false),      addRunCommand(app, true),
+                                                addRunCommand(app, true, true), addRunCommand(app, false, false, true),
+                                                addCompileCommand(app),         addExpandCommand(app),
+                                                addPrimsCommand(app),           addEnginesCommand(app),
+                                                addMergeCommand(app),           addFitCommand(app)};
   CheckArgs checkArgs;
   auto* check = addCheckCommand(app, checkArgs);
   commands.push_back([&] { return *check ? checkCommand(checkArgs) : -1; });

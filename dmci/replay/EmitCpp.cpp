@@ -1,0 +1,212 @@
+// The C++ emitter: a trace's operations, guards and reverse sweep as straight-line C++ (EmitCpp.h says what).
+#include "replay/EmitCpp.h"
+
+#include <cstdio>
+#include <cstring>
+#include <cmath>
+#include <map>
+#include <optional>
+#include <sstream>
+
+#include "prims/PrimTable.h"
+
+namespace dmci::replay {
+namespace {
+
+// An elementary rule's value and partials as C++ expressions of x (one argument) or a, b (two) and y (the value),
+// the same formulas as prims/Elementary.cpp.
+struct RuleText {
+  const char *f1, *dx, *f2, *da, *db;
+};
+const std::map<std::string, RuleText>& ruleTexts() {
+  static const std::map<std::string, RuleText> m = {
+      {"abs", {"std::fabs(x)", "static_cast<double>((x > 0) - (x < 0))", nullptr, nullptr, nullptr}},
+      {"floor", {"std::floor(x)", nullptr, nullptr, nullptr, nullptr}},
+      {"ceiling", {"std::ceil(x)", nullptr, nullptr, nullptr, nullptr}},
+      {"truncate", {"std::trunc(x)", nullptr, nullptr, nullptr, nullptr}},
+      {"square", {"x * x", "2.0 * x", nullptr, nullptr, nullptr}},
+      {"exp", {"std::exp(x)", "y", nullptr, nullptr, nullptr}},
+      {"log",
+       {"std::log(x)", "1.0 / x", "std::log(a) / std::log(b)", "1.0 / (a * std::log(b))",
+        "-y / (b * std::log(b))"}},
+      {"sqrt", {"std::sqrt(x)", "0.5 / y", nullptr, nullptr, nullptr}},
+      {"expt",
+       {nullptr, nullptr, "std::pow(a, b)", "(b == 0 ? 0.0 : b * std::pow(a, b - 1.0))",
+        "(a > 0 ? y * std::log(a) : 0.0)"}},
+      {"sin", {"std::sin(x)", "std::cos(x)", nullptr, nullptr, nullptr}},
+      {"cos", {"std::cos(x)", "-std::sin(x)", nullptr, nullptr, nullptr}},
+      {"tan", {"std::tan(x)", "1.0 + y * y", nullptr, nullptr, nullptr}},
+      {"atan",
+       {"std::atan(x)", "1.0 / (1.0 + x * x)", "std::atan2(a, b)", "b / (a * a + b * b)", "-a / (a * a + b * b)"}},
+      {"tanh", {"std::tanh(x)", "(1.0 / (std::cosh(x) * std::cosh(x)))", nullptr, nullptr, nullptr}},
+  };
+  return m;
+}
+
+std::string hex(double x) {
+  if (std::isnan(x)) return "std::nan(\"\")";
+  if (std::isinf(x)) return x > 0 ? "HUGE_VAL" : "(-HUGE_VAL)";
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", x);
+  return buf;
+}
+
+std::string slot(int32_t s) { return "s" + std::to_string(s); }
+std::string adj(int32_t s) { return "a" + std::to_string(s); }
+
+// `expr` with the rule's variables bound: a lambda applied, so each variable is evaluated once, as in the rule.
+std::string bind1(const char* expr, const std::string& x, const std::string& y) {
+  return "[](double x, double y) { (void)x; (void)y; return " + std::string(expr) + "; }(" + x + ", " + y + ")";
+}
+std::string bind2(const char* expr, const std::string& a, const std::string& b, const std::string& y) {
+  return "[](double a, double b, double y) { (void)a; (void)b; (void)y; return " + std::string(expr) + "; }(" + a +
+         ", " + b + ", " + y + ")";
+}
+
+}  // namespace
+
+Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
+  if (!t.replayable()) return Error{ErrorKind::Usage, "the trace cannot be replayed: " + t.notReplayable, {}};
+  auto ref = [&](Ref r) { return isConst(r) ? hex(t.constant(r)) : slot(r); };
+  auto argRef = [&](const Value& v) { return v.i >= 0 ? slot(v.i) : hex(v.num); };
+  std::ostringstream o, body;
+  // Guards, placed where they were recorded.
+  auto guardText = [&](const Guard& g) -> Result<std::string> {
+    std::vector<std::string> xs;
+    for (int32_t k = 0; k < g.argc; ++k) {
+      const Value& a = t.args[static_cast<size_t>(g.firstArg + k)];
+      if (a.tag != Tag::Real) return Error{ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name + " of a non-number", {}};
+      xs.push_back(argRef(a));
+    }
+    const LaneKernel k = prim(g.prim).lanes.kernel;
+    std::string cond;
+    if (g.kind == GuardKind::Select) {
+      // The argument `expected` is selected: no earlier one is as good, no later one better, no NaN before it.
+      const bool isMax = k == LaneKernel::Max;
+      const std::string e = xs[static_cast<size_t>(g.expected)];
+      cond = "!std::isnan(" + e + ")";
+      for (int32_t j = 0; j < g.argc; ++j) {
+        if (j == g.expected) continue;
+        const std::string& x = xs[static_cast<size_t>(j)];
+        if (j < g.expected)  // it beat every earlier argument
+          cond += " && !std::isnan(" + x + ") && " + e + (isMax ? " > " : " < ") + x;
+        else
+          cond += " && !std::isnan(" + x + ") && !(" + x + (isMax ? " > " : " < ") + e + ")";
+      }
+      // A NaN wins and stays: then the selected one is the first NaN.
+      std::string nanFirst = "std::isnan(" + e + ")";
+      for (int32_t j = 0; j < g.expected; ++j) nanFirst += " && !std::isnan(" + xs[static_cast<size_t>(j)] + ")";
+      cond = "(" + cond + ") || (" + nanFirst + ")";
+      return "  if (!(" + cond + ")) return 1;  // " + prim(g.prim).name + " selects argument " +
+             std::to_string(g.expected) + "\n";
+    }
+    const char* op = k == LaneKernel::Less           ? "<"
+                     : k == LaneKernel::Greater      ? ">"
+                     : k == LaneKernel::LessEqual    ? "<="
+                     : k == LaneKernel::GreaterEqual ? ">="
+                     : k == LaneKernel::Equal        ? "=="
+                                                     : nullptr;
+    if (op) {
+      cond = "true";
+      for (size_t j = 1; j < xs.size(); ++j) cond += " && " + xs[j - 1] + " " + op + " " + xs[j];
+    } else if (k == LaneKernel::Zero || k == LaneKernel::Positive || k == LaneKernel::Negative) {
+      cond = xs[0] + (k == LaneKernel::Zero ? " == 0" : k == LaneKernel::Positive ? " > 0" : " < 0");
+    } else {
+      return Error{ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name, {}};
+    }
+    return "  if ((" + cond + ") != " + (g.expected ? "true" : "false") + ") return 1;  // " + prim(g.prim).name +
+           "\n";
+  };
+  size_t gi = 0;
+  auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
+    for (; gi < t.guards.size() && static_cast<size_t>(t.guards[gi].afterOp) <= n; ++gi) {
+      auto g = guardText(t.guards[gi]);
+      if (!g) return g.error();
+      body << *g;
+    }
+    return std::nullopt;
+  };
+  for (int32_t p = 0; p < t.params; ++p) body << "  const double " << slot(p) << " = params[" << p << "];  // " << t.leafNames[static_cast<size_t>(p)] << "\n";
+  for (int32_t s = t.params; s < t.leaves; ++s)
+    body << "  const double " << slot(s) << " = " << hex(t.leafValues[static_cast<size_t>(s)]) << ";  // literal "
+         << t.leafNames[static_cast<size_t>(s)] << "\n";
+  for (size_t k = 0; k < t.ops.size(); ++k) {
+    if (auto e = guardsUpTo(k)) return *e;
+    const Op& op = t.ops[k];
+    std::string e;
+    switch (op.kind) {
+      case OpKind::Add: e = ref(op.a) + " + " + ref(op.b); break;
+      case OpKind::Sub: e = ref(op.a) + " - " + ref(op.b); break;
+      case OpKind::Mul: e = ref(op.a) + " * " + ref(op.b); break;
+      case OpKind::Div: e = ref(op.a) + " / " + ref(op.b); break;
+      case OpKind::Neg: e = "-" + ref(op.a); break;
+      case OpKind::Inv: e = "1.0 / " + ref(op.a); break;
+      case OpKind::Rule1:
+      case OpKind::Rule2: {
+        auto it = ruleTexts().find(prim(op.prim).name);
+        const char* f = it == ruleTexts().end() ? nullptr : op.kind == OpKind::Rule1 ? it->second.f1 : it->second.f2;
+        if (!f) return Error{ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": no C++ form of its rule here", {}};
+        e = op.kind == OpKind::Rule1 ? bind1(f, ref(op.a), "0.0") : bind2(f, ref(op.a), ref(op.b), "0.0");
+        break;
+      }
+      case OpKind::Step:
+        return Error{ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": it runs the native rule", {}};
+    }
+    body << "  const double " << slot(op.out) << " = " << e << ";\n";
+  }
+  if (auto e = guardsUpTo(t.ops.size())) return *e;
+  body << "  *value = " << ref(t.output) << ";\n";
+  if (req.gradient) {
+    body << "  if (!gradient) return 0;\n";
+    for (int32_t s = 0; s < t.slots; ++s) body << "  double " << adj(s) << " = 0.0;\n";
+    if (!isConst(t.output)) body << "  " << adj(t.output) << " = 1.0;\n";
+    for (size_t k = t.ops.size(); k-- > 0;) {
+      const Op& op = t.ops[k];
+      const std::string g = adj(op.out);
+      auto acc = [&](Ref r, const std::string& partial) {
+        return isConst(r) ? std::string() : "    " + adj(r) + " += " + partial + " * " + g + ";\n";
+      };
+      std::string s;
+      switch (op.kind) {
+        case OpKind::Add: s = acc(op.a, "1.0") + acc(op.b, "1.0"); break;
+        case OpKind::Sub: s = acc(op.a, "1.0") + acc(op.b, "-1.0"); break;
+        case OpKind::Mul: s = acc(op.a, ref(op.b)) + acc(op.b, ref(op.a)); break;
+        case OpKind::Div: s = acc(op.a, "(1.0 / " + ref(op.b) + ")") + acc(op.b, "(-" + slot(op.out) + " / " + ref(op.b) + ")"); break;
+        case OpKind::Neg: s = acc(op.a, "-1.0"); break;
+        case OpKind::Inv: s = acc(op.a, "(-" + slot(op.out) + " * " + slot(op.out) + ")"); break;
+        case OpKind::Rule1: {
+          const char* d = ruleTexts().at(prim(op.prim).name).dx;
+          if (d) s = acc(op.a, bind1(d, ref(op.a), slot(op.out)));
+          break;
+        }
+        case OpKind::Rule2: {
+          const RuleText& r = ruleTexts().at(prim(op.prim).name);
+          s = acc(op.a, bind2(r.da, ref(op.a), ref(op.b), slot(op.out))) +
+              acc(op.b, bind2(r.db, ref(op.a), ref(op.b), slot(op.out)));
+          break;
+        }
+        case OpKind::Step: break;
+      }
+      if (!s.empty()) body << "  if (" << g << " != 0.0) {\n" << s << "  }\n";
+    }
+    for (size_t k = 0; k < req.leaves.size(); ++k) {
+      const auto& ls = req.leaves[k];
+      std::string sum = ls.empty() ? "0.0" : adj(ls[0]);
+      for (size_t j = 1; j < ls.size(); ++j) sum = "(" + sum + " + " + adj(ls[j]) + ")";
+      body << "  gradient[" << k << "] = " << sum << ";  // d/d " << (k < req.gradientKeys.size() ? req.gradientKeys[k] : "?") << "\n";
+    }
+  }
+  body << "  return 0;\n";
+  o << "// Generated by `dmci emit` from " << req.origin << ": the value";
+  if (req.gradient) o << " and gradient";
+  o << " along one recorded path\n// (" << t.ops.size() << " operations, " << t.guards.size()
+    << " guards). Build it without floating-point contraction (-ffp-contract=off) to get the native engine's\n"
+    << "// numbers bit for bit. Returns 0, or 1 when a guard fails: the input takes another path.\n"
+    << "#include <cmath>\n\n"
+    << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
+    << "  (void)params;\n  (void)gradient;\n"
+    << body.str() << "}\n";
+  return o.str();
+}
+
+}  // namespace dmci::replay
