@@ -3,11 +3,12 @@
 // Names: BM_Replay/<program>/<engine>/<B>: value + gradient (every parameter) of B lanes through the engine
 // seam, the program run as data by mce.scm (route dmci; DMCI_REPLAY_ROUTE=direct for the compiled program).
 // Engines: native (the register machine, lanes on every core), tensor (LibTorch; skipped with a message when its
-// plugin cannot be opened), replay (the trace recorded once, replayed in blocks on every core).
+// plugin cannot be opened), replay (the trace recorded once, replayed in blocks on every core), compiled (the
+// trace emitted as C++, built at -O3 by the system compiler, a call per lane on every core).
 // Counters: evals_per_s = B / time per batch; roofline = the fraction of the machine's memory bandwidth (a triad
 // on every core, measured once) used by the compulsory traffic, (2P + 1) doubles per evaluation.
-// Also: BM_ReplayOne/<program> (one lane through Replayer::runOne, no seam), BM_Hand/alpha_x2/<B> (the value and
-// gradient written by hand in C++, the floor), and BM_RecordThenReplay/<program> vs BM_Interpret/<program>
+// Also: BM_ReplayOne/<program> (one lane through Replayer::runOne, no seam), BM_Hand/alpha_x2|poly3/<B> (the value
+// and gradient written by hand in C++, the floor), and BM_RecordThenReplay/<program> vs BM_Interpret/<program>
 // (recording pays when one record + one replay costs at most two interpreted runs).
 // Programs as the batch bench's: alpha_x2 `(* alpha (* x x))`, poly3 (recursive, n = 3), divergent (lanes
 // differ in recursion depth and branch taken).
@@ -161,6 +162,38 @@ void BM_Hand(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The value and gradient of poly3 (Horner, n = 3, alpha at every step) by hand, every core.
+void BM_HandPoly3(benchmark::State& state) {
+  const int64_t b = state.range(0);
+  auto v = lanes(cases()[1], b);
+  std::vector<double> out(static_cast<size_t>(b)), ga(out.size()), gx(out.size());
+  unsigned threads = b >= 4096 ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  for (auto _ : state) {
+    auto body = [&](size_t lo, size_t hi) {
+      const double *al = v[0].data(), *x = v[1].data();
+      for (size_t i = lo; i < hi; ++i) {
+        // p1 = a x + a, p2 = p1 x + a, p3 = p2 x + a
+        double a = al[i], t = x[i];
+        double p1 = t * a + a, p2 = t * p1 + a, p3 = t * p2 + a;
+        out[i] = p3;
+        ga[i] = 1.0 + t * (1.0 + t * (1.0 + t));
+        gx[i] = p2 + t * (p1 + t * a);
+      }
+    };
+    if (threads == 1) {
+      body(0, out.size());
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads; ++t)
+        pool.emplace_back(body, out.size() * t / threads, out.size() * (t + 1) / threads);
+      for (auto& th : pool) th.join();
+    }
+    benchmark::DoNotOptimize(out.data());
+  }
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 // One interpreted run vs record + one replay, each from a fresh prepared run (set-up excluded).
 void BM_Interpret(benchmark::State& state, const Case& c) {
   auto prog = Program::fromText(c.source, c.name + ".scm");
@@ -194,7 +227,7 @@ void BM_RecordThenReplay(benchmark::State& state, const Case& c) {
 
 const bool kRegistered = [] {
   for (const auto& c : cases()) {
-    for (const char* e : {"native", "tensor", "replay"})
+    for (const char* e : {"native", "tensor", "replay", "compiled"})
       benchmark::RegisterBenchmark(("BM_Replay/" + c.name + "/" + e).c_str(), BM_Replay, c, std::string(e))
           ->Arg(1)
           ->Arg(65536)
@@ -206,6 +239,7 @@ const bool kRegistered = [] {
         ->Unit(benchmark::kNanosecond);
   }
   benchmark::RegisterBenchmark("BM_Hand/alpha_x2", BM_Hand)->Arg(1)->Arg(65536)->UseRealTime();
+  benchmark::RegisterBenchmark("BM_Hand/poly3", BM_HandPoly3)->Arg(1)->Arg(65536)->UseRealTime();
   return true;
 }();
 

@@ -12,8 +12,9 @@
 
 namespace dmci {
 
-std::unique_ptr<Engine> makeNativeEngine();  // driver/NativeEngine.cpp
-std::unique_ptr<Engine> makeReplayEngine();  // replay/ReplayEngine.cpp
+std::unique_ptr<Engine> makeNativeEngine();    // driver/NativeEngine.cpp
+std::unique_ptr<Engine> makeReplayEngine();    // replay/ReplayEngine.cpp
+std::unique_ptr<Engine> makeCompiledEngine();  // replay/ReplayEngine.cpp
 
 Result<std::unique_ptr<PreparedRun>> Engine::prepare(const Program& p, const std::vector<std::string>& params,
                                                      const EvalOptions& opts) {
@@ -55,6 +56,8 @@ struct Registry {
     makers["native"] = makeNativeEngine;
     order.push_back("replay");  // linked in: it records on the native machine
     makers["replay"] = makeReplayEngine;
+    order.push_back("compiled");  // linked in: the replay engine's traces built as C++ by the system compiler
+    makers["compiled"] = makeCompiledEngine;
   }
   std::mutex mu;
   std::vector<std::string> order;

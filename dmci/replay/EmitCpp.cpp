@@ -1,9 +1,9 @@
 // The C++ emitter: a trace's operations, guards and reverse sweep as straight-line C++ (EmitCpp.h says what).
 #include "replay/EmitCpp.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <cmath>
 #include <map>
 #include <optional>
 #include <sstream>
@@ -27,8 +27,7 @@ const std::map<std::string, RuleText>& ruleTexts() {
       {"square", {"x * x", "2.0 * x", nullptr, nullptr, nullptr}},
       {"exp", {"std::exp(x)", "y", nullptr, nullptr, nullptr}},
       {"log",
-       {"std::log(x)", "1.0 / x", "std::log(a) / std::log(b)", "1.0 / (a * std::log(b))",
-        "-y / (b * std::log(b))"}},
+       {"std::log(x)", "1.0 / x", "std::log(a) / std::log(b)", "1.0 / (a * std::log(b))", "-y / (b * std::log(b))"}},
       {"sqrt", {"std::sqrt(x)", "0.5 / y", nullptr, nullptr, nullptr}},
       {"expt",
        {nullptr, nullptr, "std::pow(a, b)", "(b == 0 ? 0.0 : b * std::pow(a, b - 1.0))",
@@ -75,7 +74,9 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     std::vector<std::string> xs;
     for (int32_t k = 0; k < g.argc; ++k) {
       const Value& a = t.args[static_cast<size_t>(g.firstArg + k)];
-      if (a.tag != Tag::Real) return Error{ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name + " of a non-number", {}};
+      if (a.tag != Tag::Real)
+        return Error{
+            ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name + " of a non-number", {}};
       xs.push_back(argRef(a));
     }
     const LaneKernel k = prim(g.prim).lanes.kernel;
@@ -114,8 +115,7 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     } else {
       return Error{ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name, {}};
     }
-    return "  if ((" + cond + ") != " + (g.expected ? "true" : "false") + ") return 1;  // " + prim(g.prim).name +
-           "\n";
+    return "  if ((" + cond + ") != " + (g.expected ? "true" : "false") + ") return 1;  // " + prim(g.prim).name + "\n";
   };
   size_t gi = 0;
   auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
@@ -126,7 +126,9 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     }
     return std::nullopt;
   };
-  for (int32_t p = 0; p < t.params; ++p) body << "  const double " << slot(p) << " = params[" << p << "];  // " << t.leafNames[static_cast<size_t>(p)] << "\n";
+  for (int32_t p = 0; p < t.params; ++p)
+    body << "  const double " << slot(p) << " = params[" << p << "];  // " << t.leafNames[static_cast<size_t>(p)]
+         << "\n";
   for (int32_t s = t.params; s < t.leaves; ++s)
     body << "  const double " << slot(s) << " = " << hex(t.leafValues[static_cast<size_t>(s)]) << ";  // literal "
          << t.leafNames[static_cast<size_t>(s)] << "\n";
@@ -135,22 +137,38 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     const Op& op = t.ops[k];
     std::string e;
     switch (op.kind) {
-      case OpKind::Add: e = ref(op.a) + " + " + ref(op.b); break;
-      case OpKind::Sub: e = ref(op.a) + " - " + ref(op.b); break;
-      case OpKind::Mul: e = ref(op.a) + " * " + ref(op.b); break;
-      case OpKind::Div: e = ref(op.a) + " / " + ref(op.b); break;
-      case OpKind::Neg: e = "-" + ref(op.a); break;
-      case OpKind::Inv: e = "1.0 / " + ref(op.a); break;
+      case OpKind::Add:
+        e = ref(op.a) + " + " + ref(op.b);
+        break;
+      case OpKind::Sub:
+        e = ref(op.a) + " - " + ref(op.b);
+        break;
+      case OpKind::Mul:
+        e = ref(op.a) + " * " + ref(op.b);
+        break;
+      case OpKind::Div:
+        e = ref(op.a) + " / " + ref(op.b);
+        break;
+      case OpKind::Neg:
+        e = "-" + ref(op.a);
+        break;
+      case OpKind::Inv:
+        e = "1.0 / " + ref(op.a);
+        break;
       case OpKind::Rule1:
       case OpKind::Rule2: {
         auto it = ruleTexts().find(prim(op.prim).name);
         const char* f = it == ruleTexts().end() ? nullptr : op.kind == OpKind::Rule1 ? it->second.f1 : it->second.f2;
-        if (!f) return Error{ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": no C++ form of its rule here", {}};
+        if (!f)
+          return Error{ErrorKind::Usage,
+                       std::string("cannot emit ") + prim(op.prim).name + ": no C++ form of its rule here",
+                       {}};
         e = op.kind == OpKind::Rule1 ? bind1(f, ref(op.a), "0.0") : bind2(f, ref(op.a), ref(op.b), "0.0");
         break;
       }
       case OpKind::Step:
-        return Error{ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": it runs the native rule", {}};
+        return Error{
+            ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": it runs the native rule", {}};
     }
     body << "  const double " << slot(op.out) << " = " << e << ";\n";
   }
@@ -168,12 +186,24 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
       };
       std::string s;
       switch (op.kind) {
-        case OpKind::Add: s = acc(op.a, "1.0") + acc(op.b, "1.0"); break;
-        case OpKind::Sub: s = acc(op.a, "1.0") + acc(op.b, "-1.0"); break;
-        case OpKind::Mul: s = acc(op.a, ref(op.b)) + acc(op.b, ref(op.a)); break;
-        case OpKind::Div: s = acc(op.a, "(1.0 / " + ref(op.b) + ")") + acc(op.b, "(-" + slot(op.out) + " / " + ref(op.b) + ")"); break;
-        case OpKind::Neg: s = acc(op.a, "-1.0"); break;
-        case OpKind::Inv: s = acc(op.a, "(-" + slot(op.out) + " * " + slot(op.out) + ")"); break;
+        case OpKind::Add:
+          s = acc(op.a, "1.0") + acc(op.b, "1.0");
+          break;
+        case OpKind::Sub:
+          s = acc(op.a, "1.0") + acc(op.b, "-1.0");
+          break;
+        case OpKind::Mul:
+          s = acc(op.a, ref(op.b)) + acc(op.b, ref(op.a));
+          break;
+        case OpKind::Div:
+          s = acc(op.a, "(1.0 / " + ref(op.b) + ")") + acc(op.b, "(-" + slot(op.out) + " / " + ref(op.b) + ")");
+          break;
+        case OpKind::Neg:
+          s = acc(op.a, "-1.0");
+          break;
+        case OpKind::Inv:
+          s = acc(op.a, "(-" + slot(op.out) + " * " + slot(op.out) + ")");
+          break;
         case OpKind::Rule1: {
           const char* d = ruleTexts().at(prim(op.prim).name).dx;
           if (d) s = acc(op.a, bind1(d, ref(op.a), slot(op.out)));
@@ -185,7 +215,8 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
               acc(op.b, bind2(r.db, ref(op.a), ref(op.b), slot(op.out)));
           break;
         }
-        case OpKind::Step: break;
+        case OpKind::Step:
+          break;
       }
       if (!s.empty()) body << "  if (" << g << " != 0.0) {\n" << s << "  }\n";
     }
@@ -193,7 +224,8 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
       const auto& ls = req.leaves[k];
       std::string sum = ls.empty() ? "0.0" : adj(ls[0]);
       for (size_t j = 1; j < ls.size(); ++j) sum = "(" + sum + " + " + adj(ls[j]) + ")";
-      body << "  gradient[" << k << "] = " << sum << ";  // d/d " << (k < req.gradientKeys.size() ? req.gradientKeys[k] : "?") << "\n";
+      body << "  gradient[" << k << "] = " << sum << ";  // d/d "
+           << (k < req.gradientKeys.size() ? req.gradientKeys[k] : "?") << "\n";
     }
   }
   body << "  return 0;\n";

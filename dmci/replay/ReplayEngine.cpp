@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "driver/Program.h"
+#include "replay/Compiled.h"
 #include "replay/Replay.h"
 
 namespace dmci {
@@ -22,8 +23,8 @@ struct Tally {
 
 class ReplayRun final : public PreparedRun {
  public:
-  ReplayRun(const PreparedProgram& p, const EvalOptions& opts)
-      : prepared_(p), opts_(opts), native_(p, recordingOptions(opts)) {}
+  ReplayRun(const PreparedProgram& p, const EvalOptions& opts, bool compiled)
+      : prepared_(p), opts_(opts), native_(p, recordingOptions(opts)), compile_(compiled) {}
   const Error* setupError() const { return native_.setupError(); }
 
   Result<Evaluation> run(const std::vector<double>& values) override {
@@ -71,10 +72,10 @@ class ReplayRun final : public PreparedRun {
     out.value.assign(lanes, 0.0);
     shape(out, lanes);
     // The first trace takes every lane on its path; the lanes it leaves go on to the others.
-    std::vector<size_t> todo = replayLanes(*traces_[0], values, nullptr, lanes, out, tally);
+    std::vector<size_t> todo = replayLanes(0, values, nullptr, lanes, out, tally);
     std::vector<double> seed(values.size());
     for (size_t k = 1; k < traces_.size() && !todo.empty(); ++k)
-      todo = replayLanes(*traces_[k], values, todo.data(), todo.size(), out, tally);
+      todo = replayLanes(k, values, todo.data(), todo.size(), out, tally);
     while (!todo.empty()) {
       // The first lane left takes the native machine, which records its path while the cache has room.
       const size_t lane = todo.front();
@@ -87,7 +88,7 @@ class ReplayRun final : public PreparedRun {
         return e;
       }
       if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
-        todo = replayLanes(*traces_.back(), values, todo.data(), todo.size(), out, tally);
+        todo = replayLanes(traces_.size() - 1, values, todo.data(), todo.size(), out, tally);
         continue;
       }
       if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
@@ -110,6 +111,10 @@ class ReplayRun final : public PreparedRun {
   EvalOptions opts_;
   Evaluator native_;  // records traces, and interprets the lanes no trace takes
   std::vector<std::unique_ptr<replay::Replayer>> traces_;
+  // The compiled engine: each trace built as C++ (null where the trace cannot be emitted: the replayer runs it).
+  bool compile_ = false;
+  std::vector<std::unique_ptr<replay::CompiledTrace>> compiled_;
+  size_t emitRefused_ = 0;
   std::vector<std::string> gradientKeys_;
   replay::Workspace one_;
   size_t notReplayable_ = 0;  // paths recorded whose traces cannot be replayed
@@ -160,6 +165,23 @@ class ReplayRun final : public PreparedRun {
     }
     std::vector<std::vector<int32_t>> leaves;
     for (auto& [key, slots] : native_.gradientLeaves()) leaves.push_back(std::move(slots));
+    if (compile_) {
+      replay::EmitRequest req;
+      req.function = "dmci_trace";
+      req.origin = "the compiled engine";
+      req.gradientKeys = gradientKeys_;
+      req.leaves = leaves;
+      req.gradient = opts_.gradient;
+      std::unique_ptr<replay::CompiledTrace> fn;
+      if (replay::emitCpp(t, req)) {  // emittable: a failed build is an error, not a fallback
+        auto built = replay::CompiledTrace::build(t, req);
+        if (!built) return built.error();
+        fn = std::move(*built);
+      } else {
+        ++emitRefused_;
+      }
+      compiled_.push_back(std::move(fn));
+    }
     traces_.push_back(std::make_unique<replay::Replayer>(std::move(t), std::move(leaves), opts_.gradient));
     return r;
   }
@@ -167,10 +189,14 @@ class ReplayRun final : public PreparedRun {
 
   bool replayOne(const std::vector<double>& values, Evaluation& ev) {
     std::vector<double> grad;
-    for (const auto& tr : traces_) {
+    for (size_t k = 0; k < traces_.size(); ++k) {
+      const auto& tr = traces_[k];
       grad.assign(tr->gradientSize(), 0.0);
       double v;
-      if (!tr->runOne(values.data(), v, grad.data(), one_)) continue;
+      const replay::CompiledTrace* fn = k < compiled_.size() ? compiled_[k].get() : nullptr;
+      if (fn ? (*fn)(values.data(), &v, opts_.gradient ? grad.data() : nullptr) != 0
+             : !tr->runOne(values.data(), v, grad.data(), one_))
+        continue;
       ev = Evaluation{};
       ev.value = v;
       if (opts_.gradient) {
@@ -184,8 +210,10 @@ class ReplayRun final : public PreparedRun {
 
   // Replays lanes on one trace, in blocks on all cores: lanes [0, n) when `pick` is null, else pick[0..n) (the
   // lanes another path left, gathered). Returns the lanes off this trace's path.
-  std::vector<size_t> replayLanes(const replay::Replayer& tr, const std::vector<std::vector<double>>& values,
-                                  const size_t* pick, size_t n, LaneEvaluation& out, Tally& tally) {
+  std::vector<size_t> replayLanes(size_t index, const std::vector<std::vector<double>>& values, const size_t* pick,
+                                  size_t n, LaneEvaluation& out, Tally& tally) {
+    const replay::Replayer& tr = *traces_[index];
+    const replay::CompiledTrace* fn = index < compiled_.size() ? compiled_[index].get() : nullptr;
     std::vector<std::vector<double>> gathered, grad;
     std::vector<double> value;
     if (pick) {
@@ -208,7 +236,10 @@ class ReplayRun final : public PreparedRun {
       for (size_t b; (b = next.fetch_add(1)) < blocks;) {
         const size_t from = b * replay::kBlock;
         const int count = static_cast<int>(std::min<size_t>(replay::kBlock, n - from));
-        tr.runBlock(src, from, count, vdst, gdst, ok.data() + from, ws);
+        if (fn)
+          runCompiled(*fn, src, from, count, vdst, gdst, ok.data() + from);
+        else
+          tr.runBlock(src, from, count, vdst, gdst, ok.data() + from, ws);
       }
     };
     if (threads == 1) {
@@ -236,6 +267,19 @@ class ReplayRun final : public PreparedRun {
     tally.offPath += left.size();
     return left;
   }
+  // Lanes [from, from + n) through a compiled trace, one call per lane.
+  void runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from, int n,
+                   std::vector<double>& value, std::vector<std::vector<double>>& gradient, uint8_t* ok) const {
+    double p[64], g[256];
+    const size_t np = std::min<size_t>(src.size(), 64), ng = std::min<size_t>(gradient.size(), 256);
+    for (int l = 0; l < n; ++l) {
+      const size_t lane = from + static_cast<size_t>(l);
+      for (size_t k = 0; k < np; ++k) p[k] = src[k][lane];
+      ok[l] = fn(p, &value[lane], opts_.gradient ? g : nullptr) == 0;
+      if (ok[l])
+        for (size_t k = 0; k < ng; ++k) gradient[k][lane] = g[k];
+    }
+  }
   std::deque<replay::Workspace> spaces_;  // the other threads' buffers, kept between batches
   int threadsUsed_ = 1;
 
@@ -251,26 +295,32 @@ class ReplayRun final : public PreparedRun {
     c.add("off_path", static_cast<double>(t.offPath));
     c.add("interpreted", static_cast<double>(t.interpreted));
     c.add("not_replayable", static_cast<double>(notReplayable_));
+    if (compile_) c.add("emit_refused", static_cast<double>(emitRefused_));
   }
 };
 
 class ReplayEngine final : public Engine {
  public:
-  std::string name() const override { return "replay"; }
+  explicit ReplayEngine(bool compiled) : compiled_(compiled) {}
+  std::string name() const override { return compiled_ ? "compiled" : "replay"; }
   std::optional<std::string> unsupported(const EvalOptions& opts) const override {
     if (opts.tensor.device != "cpu")
-      return "--device " + opts.tensor.device + ": the replay engine runs on the CPU; use --engine tensor";
-    if (opts.tensor.float32) return "--float32: the replay engine computes in double; use --engine tensor";
+      return "--device " + opts.tensor.device + ": the " + name() + " engine runs on the CPU; use --engine tensor";
+    if (opts.tensor.float32) return "--float32: the " + name() + " engine computes in double; use --engine tensor";
     return std::nullopt;
   }
   Result<std::unique_ptr<PreparedRun>> prepare(const PreparedProgram& p, const EvalOptions& opts) override {
-    return preparedOrError(std::make_unique<ReplayRun>(p, opts));
+    return preparedOrError(std::make_unique<ReplayRun>(p, opts, compiled_));
   }
   using Engine::prepare;
+
+ private:
+  bool compiled_;
 };
 
 }  // namespace
 
-std::unique_ptr<Engine> makeReplayEngine() { return std::make_unique<ReplayEngine>(); }
+std::unique_ptr<Engine> makeReplayEngine() { return std::make_unique<ReplayEngine>(false); }
+std::unique_ptr<Engine> makeCompiledEngine() { return std::make_unique<ReplayEngine>(true); }
 
 }  // namespace dmci

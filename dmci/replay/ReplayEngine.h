@@ -14,5 +14,8 @@
 namespace dmci {
 
 std::unique_ptr<Engine> makeReplayEngine();
+// The compiled engine (`--engine compiled`): the same, with each trace emitted as C++ (replay/EmitCpp.h), built
+// at -O3 by the system's compiler and loaded (replay/Compiled.h); a trace that cannot be emitted is replayed.
+std::unique_ptr<Engine> makeCompiledEngine();
 
 }  // namespace dmci

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "driver/Engine.h"
 #include "driver/Program.h"
 #include "replay/EmitCpp.h"
 
@@ -108,7 +109,8 @@ TEST(Emit, CompiledTracesEqualNativeOnTheirPathAndReportEveryOtherPath) {
       for (double x : seed) harness << hexOf(x) << ", ";
       harness << "0}; int rc = f" << k << "(p, &v, g); if (rc) std::printf(\"1\\n\"); else { std::printf(\"0 %a\", v);";
       harness << "}\n";
-      harness << "  if (!rc) { for (int j = 0; j < NK" << k << "; ++j) std::printf(\" %a\", g[j]); std::printf(\"\\n\"); } }\n";
+      harness << "  if (!rc) { for (int j = 0; j < NK" << k
+              << "; ++j) std::printf(\" %a\", g[j]); std::printf(\"\\n\"); } }\n";
     }
   harness << "}\n";
   std::string defines;
@@ -121,8 +123,8 @@ TEST(Emit, CompiledTracesEqualNativeOnTheirPathAndReportEveryOtherPath) {
   std::ofstream(dir / "main.cpp") << harness.str();
   const char* cxx = std::getenv("CXX");
   const std::string exe = (dir / "emitted").string(), out = (dir / "out.txt").string();
-  const std::string cmd = std::string(cxx ? cxx : "c++") + " -O2 -ffp-contract=off" + defines + " -o '" + exe +
-                          "' '" + (dir / "main.cpp").string() + "'" + sources + " && '" + exe + "' > '" + out + "'";
+  const std::string cmd = std::string(cxx ? cxx : "c++") + " -O2 -ffp-contract=off" + defines + " -o '" + exe + "' '" +
+                          (dir / "main.cpp").string() + "'" + sources + " && '" + exe + "' > '" + out + "'";
   ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
   std::ifstream in(out);
   size_t moved = 0;
@@ -135,6 +137,52 @@ TEST(Emit, CompiledTracesEqualNativeOnTheirPathAndReportEveryOtherPath) {
     }
   EXPECT_GE(moved, 3u);  // the cases do move seeds across branches and selections
   std::filesystem::remove_all(dir);
+}
+
+// --engine compiled: lanes across a branch (two paths, both compiled), equal to the native lanes bit for bit.
+TEST(CompiledEngine, LanesAcrossABranchEqualNative) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("dmci-compiled-" + std::to_string(::getpid()))).string();
+  ::setenv("DMCI_CACHE_DIR", dir.c_str(), 1);
+  auto prog = Program::fromText("(if (< x 1) (* x (exp x)) (- (sin x) (/ 1 x)))", "b.scm");
+  ASSERT_TRUE(prog);
+  LaneBatch lanes;
+  lanes.params = {"x"};
+  lanes.values = {{0.25, 0.5, 1.5, 0.75, 3.0, -2.0}};
+  EvalOptions o;
+  o.wrt = {"x"};
+  o.wrtLiterals = true;
+  auto native = nativeEngine().evaluateLanes(*prog, lanes, o);
+  auto compiled = (*engineNamed("compiled"))->evaluateLanes(*prog, lanes, o);
+  ASSERT_TRUE(native && compiled) << (compiled ? "" : compiled.error().str());
+  for (size_t l = 0; l < native->lanes(); ++l) {
+    EXPECT_EQ(hexOf(compiled->value[l]), hexOf(native->value[l])) << l;
+    for (size_t k = 0; k < native->gradient.size(); ++k)
+      EXPECT_EQ(hexOf(compiled->gradient[k][l]), hexOf(native->gradient[k][l])) << l << " " << k;
+  }
+  EXPECT_EQ(compiled->counters.get("traces"), 2);
+  EXPECT_EQ(compiled->counters.get("emit_refused"), 0);
+  std::filesystem::remove_all(dir);
+  ::unsetenv("DMCI_CACHE_DIR");
+}
+
+// Without a C++ compiler the compiled engine says so, as a usage error, and runs nothing.
+TEST(CompiledEngine, AMissingCompilerIsAClearError) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("dmci-nocxx-" + std::to_string(::getpid()))).string();
+  ::setenv("DMCI_CACHE_DIR", dir.c_str(), 1);
+  ::setenv("CXX", "/nonexistent/c++", 1);
+  auto prog = Program::fromText("(* x 2.5)", "c.scm");
+  ASSERT_TRUE(prog);
+  EvalOptions o;
+  o.wrt = {"x"};
+  auto r = (*engineNamed("compiled"))->evaluate(*prog, {{"x", 2.0}}, o);
+  ::unsetenv("CXX");
+  ::unsetenv("DMCI_CACHE_DIR");
+  std::filesystem::remove_all(dir);
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, ErrorKind::Usage);
+  EXPECT_NE(r.error().message.find("needs a C++ compiler"), std::string::npos) << r.error().message;
 }
 
 }  // namespace
