@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -60,7 +61,11 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const Trace& t, cons
   out->path_ = (dir / (std::string(key) + ".so")).string();
   out->cached_ = fs::exists(out->path_);
   if (!out->cached_) {
-    const std::string stem = (dir / (std::string(key) + ".tmp" + std::to_string(::getpid()))).string();
+    // A name of this build's own: another thread or process may be building the same trace meanwhile.
+    static std::atomic<unsigned> builds{0};
+    const std::string stem =
+        (dir / (std::string(key) + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(builds.fetch_add(1))))
+            .string();
     {
       std::ofstream src(stem + ".cpp", std::ios::binary);
       src << *code;
@@ -74,11 +79,15 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const Trace& t, cons
       fs::remove(stem + ".so", ec);
       if (rc == 127 << 8 || err.find("not found") != std::string::npos)
         return Error{ErrorKind::Usage,
-                     "--engine compiled needs a C++ compiler: '" + cxx + "' was not found (set CXX to one)", {}};
+                     "--engine compiled needs a C++ compiler: '" + cxx + "' was not found (set CXX to one)",
+                     {}};
       return Error{ErrorKind::Io, "building the emitted trace failed (" + cmd + "): " + err, {}};
     }
-    fs::rename(stem + ".so", out->path_, ec);
-    if (ec) return Error{ErrorKind::Io, "cannot store " + out->path_ + ": " + ec.message(), {}};
+    fs::rename(stem + ".so", out->path_, ec);  // atomic: a concurrent build of the same code stores the same file
+    if (ec) {
+      fs::remove(stem + ".so", ec);
+      if (!fs::exists(out->path_)) return Error{ErrorKind::Io, "cannot store " + out->path_, {}};
+    }
   }
   out->handle_ = dlopen(out->path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!out->handle_) return Error{ErrorKind::Io, std::string("cannot load ") + out->path_ + ": " + dlerror(), {}};

@@ -66,6 +66,12 @@ std::string bind2(const char* expr, const std::string& a, const std::string& b, 
 
 Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   if (!t.replayable()) return Error{ErrorKind::Usage, "the trace cannot be replayed: " + t.notReplayable, {}};
+  if (t.ops.size() + t.guards.size() > kMaxEmittedSteps)
+    return Error{ErrorKind::Usage,
+                 "the trace has " + std::to_string(t.ops.size()) + " operations and " +
+                     std::to_string(t.guards.size()) +
+                     " guards: straight-line C++ that long takes the compiler longer than replaying it",
+                 {}};
   auto ref = [&](Ref r) { return isConst(r) ? hex(t.constant(r)) : slot(r); };
   auto argRef = [&](const Value& v) { return v.i >= 0 ? slot(v.i) : hex(v.num); };
   std::ostringstream o, body;

@@ -11,7 +11,7 @@
 // native engine's numbers bit for bit. Constants are written as hexadecimal floating literals: exact.
 // Not every trace can be emitted: a Step through a native rule, a guard through one other than a comparison,
 // a number test or min/max, and the elementary functions without a one-line formula here (sigmoid, softplus,
-// round, asin, acos) are refused with the reason.
+// round, asin, acos), and traces longer than kMaxEmittedSteps are refused with the reason.
 #pragma once
 #include <string>
 #include <vector>
@@ -20,6 +20,9 @@
 #include "syntax/Error.h"
 
 namespace dmci::replay {
+
+// Longer traces (deep recursions unrolled) are refused: a compiler takes seconds on such a function.
+inline constexpr size_t kMaxEmittedSteps = 4000;
 
 struct EmitRequest {
   std::string function = "dmci_trace";
