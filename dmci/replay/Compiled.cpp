@@ -92,7 +92,8 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const Trace& t, cons
   out->handle_ = dlopen(out->path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!out->handle_) return Error{ErrorKind::Io, std::string("cannot load ") + out->path_ + ": " + dlerror(), {}};
   out->fn_ = reinterpret_cast<Fn>(dlsym(out->handle_, req.function.c_str()));
-  if (!out->fn_) return Error{ErrorKind::Io, out->path_ + " has no function " + req.function, {}};
+  out->lanes_ = reinterpret_cast<LanesFn>(dlsym(out->handle_, (req.function + "_lanes").c_str()));
+  if (!out->fn_ || !out->lanes_) return Error{ErrorKind::Io, out->path_ + " has no function " + req.function, {}};
   return out;
 }
 

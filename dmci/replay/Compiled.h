@@ -13,18 +13,25 @@ namespace dmci::replay {
 class CompiledTrace {
  public:
   using Fn = int (*)(const double* params, double* value, double* gradient);
+  using LanesFn = void (*)(long n, const double* const* params, double* value, double* const* gradient,
+                           unsigned char* ok);
   // Emits, builds (or finds in the cache) and loads the trace's function. Errors: the trace cannot be emitted,
   // no compiler, the build failed (with the compiler's message), the library cannot be loaded.
   static Result<std::unique_ptr<CompiledTrace>> build(const Trace& t, const EmitRequest& req);
   ~CompiledTrace();
   // 0: value and gradient written; 1: the path changed.
   int operator()(const double* params, double* value, double* gradient) const { return fn_(params, value, gradient); }
+  // n lanes: params[p][lane], value[lane], gradient[key][lane] (null: value only), ok[lane] (1: on the path).
+  void lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) const {
+    lanes_(n, params, value, gradient, ok);
+  }
   const std::string& library() const { return path_; }
   bool fromCache() const { return cached_; }
 
  private:
   void* handle_ = nullptr;
   Fn fn_ = nullptr;
+  LanesFn lanes_ = nullptr;
   std::string path_;
   bool cached_ = false;
 };

@@ -241,9 +241,22 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     << " guards). Build it without floating-point contraction (-ffp-contract=off) to get the native engine's\n"
     << "// numbers bit for bit. Returns 0, or 1 when a guard fails: the input takes another path.\n"
     << "#include <cmath>\n\n"
-    << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
+    << "static inline int " << req.function << "_one(const double* params, double* value, double* gradient) {\n"
     << "  (void)params;\n  (void)gradient;\n"
-    << body.str() << "}\n";
+    << body.str() << "}\n\n"
+    << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
+    << "  return " << req.function << "_one(params, value, gradient);\n}\n\n";
+  // Lanes: params[p][lane], gradient[key][lane] (null: value only); ok[lane] = 1 where the lane kept the path.
+  const size_t np = static_cast<size_t>(std::max(t.params, 1)), nk = std::max<size_t>(req.leaves.size(), 1);
+  o << "extern \"C\" void " << req.function
+    << "_lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) {\n"
+    << "  for (long l = 0; l < n; ++l) {\n"
+    << "    double p[" << np << "], g[" << nk << "];\n";
+  for (int32_t k = 0; k < t.params; ++k) o << "    p[" << k << "] = params[" << k << "][l];\n";
+  o << "    ok[l] = " << req.function << "_one(p, &value[l], gradient ? g : nullptr) == 0;\n"
+    << "    if (ok[l] && gradient) {\n";
+  for (size_t k = 0; k < req.leaves.size(); ++k) o << "      gradient[" << k << "][l] = g[" << k << "];\n";
+  o << "    }\n  }\n}\n";
   return o.str();
 }
 

@@ -267,18 +267,14 @@ class ReplayRun final : public PreparedRun {
     tally.offPath += left.size();
     return left;
   }
-  // Lanes [from, from + n) through a compiled trace, one call per lane.
+  // Lanes [from, from + n) through a compiled trace's lane loop.
   void runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from, int n,
                    std::vector<double>& value, std::vector<std::vector<double>>& gradient, uint8_t* ok) const {
-    double p[64], g[256];
-    const size_t np = std::min<size_t>(src.size(), 64), ng = std::min<size_t>(gradient.size(), 256);
-    for (int l = 0; l < n; ++l) {
-      const size_t lane = from + static_cast<size_t>(l);
-      for (size_t k = 0; k < np; ++k) p[k] = src[k][lane];
-      ok[l] = fn(p, &value[lane], opts_.gradient ? g : nullptr) == 0;
-      if (ok[l])
-        for (size_t k = 0; k < ng; ++k) gradient[k][lane] = g[k];
-    }
+    std::vector<const double*> p(src.size());
+    std::vector<double*> g(gradient.size());
+    for (size_t k = 0; k < p.size(); ++k) p[k] = src[k].data() + from;
+    for (size_t k = 0; k < g.size(); ++k) g[k] = gradient[k].data() + from;
+    fn.lanes(n, p.data(), value.data() + from, opts_.gradient && !g.empty() ? g.data() : nullptr, ok);
   }
   std::deque<replay::Workspace> spaces_;  // the other threads' buffers, kept between batches
   int threadsUsed_ = 1;
