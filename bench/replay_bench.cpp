@@ -132,28 +132,22 @@ void BM_ReplayOne(benchmark::State& state, const Case& c) {
   }
 }
 
-// The value and gradient of alpha x^2 by hand, every core: the floor a specialised evaluator can reach.
-void BM_Hand(benchmark::State& state) {
+// A hand-written value + gradient kernel over a program's lanes: body(alpha, x, lo, hi, value, d/dalpha, d/dx) on
+// every core (one thread at small B). The floor a specialised evaluator can reach.
+template <class Body>
+void handBench(benchmark::State& state, const Case& c, Body body) {
   const int64_t b = state.range(0);
-  auto v = lanes(cases()[0], b);
+  auto v = lanes(c, b);
   std::vector<double> out(static_cast<size_t>(b)), ga(out.size()), gx(out.size());
-  unsigned threads = b >= 4096 ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  const unsigned threads = b >= 4096 ? std::max(1u, std::thread::hardware_concurrency()) : 1;
+  auto range = [&](size_t lo, size_t hi) { body(v[0].data(), v[1].data(), lo, hi, out.data(), ga.data(), gx.data()); };
   for (auto _ : state) {
-    auto body = [&](size_t lo, size_t hi) {
-      const double *al = v[0].data(), *x = v[1].data();
-      for (size_t i = lo; i < hi; ++i) {
-        double xx = x[i] * x[i];
-        out[i] = al[i] * xx;
-        ga[i] = xx;
-        gx[i] = 2.0 * al[i] * x[i];
-      }
-    };
     if (threads == 1) {
-      body(0, out.size());
+      range(0, out.size());
     } else {
       std::vector<std::thread> pool;
       for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back(body, out.size() * t / threads, out.size() * (t + 1) / threads);
+        pool.emplace_back(range, out.size() * t / threads, out.size() * (t + 1) / threads);
       for (auto& th : pool) th.join();
     }
     benchmark::DoNotOptimize(out.data());
@@ -162,36 +156,30 @@ void BM_Hand(benchmark::State& state) {
       benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The value and gradient of poly3 (Horner, n = 3, alpha at every step) by hand, every core.
+void BM_Hand(benchmark::State& state) {
+  handBench(state, cases()[0],
+            [](const double* al, const double* x, size_t lo, size_t hi, double* out, double* ga, double* gx) {
+              for (size_t i = lo; i < hi; ++i) {
+                double xx = x[i] * x[i];
+                out[i] = al[i] * xx;
+                ga[i] = xx;
+                gx[i] = 2.0 * al[i] * x[i];
+              }
+            });
+}
+
+// poly3: p1 = a x + a, p2 = p1 x + a, p3 = p2 x + a.
 void BM_HandPoly3(benchmark::State& state) {
-  const int64_t b = state.range(0);
-  auto v = lanes(cases()[1], b);
-  std::vector<double> out(static_cast<size_t>(b)), ga(out.size()), gx(out.size());
-  unsigned threads = b >= 4096 ? std::max(1u, std::thread::hardware_concurrency()) : 1;
-  for (auto _ : state) {
-    auto body = [&](size_t lo, size_t hi) {
-      const double *al = v[0].data(), *x = v[1].data();
-      for (size_t i = lo; i < hi; ++i) {
-        // p1 = a x + a, p2 = p1 x + a, p3 = p2 x + a
-        double a = al[i], t = x[i];
-        double p1 = t * a + a, p2 = t * p1 + a, p3 = t * p2 + a;
-        out[i] = p3;
-        ga[i] = 1.0 + t * (1.0 + t * (1.0 + t));
-        gx[i] = p2 + t * (p1 + t * a);
-      }
-    };
-    if (threads == 1) {
-      body(0, out.size());
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back(body, out.size() * t / threads, out.size() * (t + 1) / threads);
-      for (auto& th : pool) th.join();
-    }
-    benchmark::DoNotOptimize(out.data());
-  }
-  state.counters["evals_per_s"] =
-      benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+  handBench(state, cases()[1],
+            [](const double* al, const double* x, size_t lo, size_t hi, double* out, double* ga, double* gx) {
+              for (size_t i = lo; i < hi; ++i) {
+                double a = al[i], t = x[i];
+                double p1 = t * a + a, p2 = t * p1 + a, p3 = t * p2 + a;
+                out[i] = p3;
+                ga[i] = 1.0 + t * (1.0 + t * (1.0 + t));
+                gx[i] = p2 + t * (p1 + t * a);
+              }
+            });
 }
 
 // One interpreted run vs record + one replay, each from a fresh prepared run (set-up excluded).
