@@ -348,6 +348,7 @@ TEST_F(Cli, TheEnginesAreNamedAndAnUnknownOneIsAUsageError) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.out.find("native\tavailable"), std::string::npos) << o.out;
   EXPECT_NE(o.out.find("replay\tavailable"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("compiled\tavailable"), std::string::npos) << o.out;
 #ifdef DMCI_HAVE_TORCH
   EXPECT_NE(o.out.find("tensor\tavailable"), std::string::npos) << o.out;
 #else
@@ -355,7 +356,8 @@ TEST_F(Cli, TheEnginesAreNamedAndAnUnknownOneIsAUsageError) {
 #endif
   o = dmci("run -e 1 --engine nosuch");
   EXPECT_EQ(o.code, 2);
-  EXPECT_NE(o.err.find("no engine called 'nosuch' (engines: native, replay, tensor"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("no engine called 'nosuch' (engines: native, replay, compiled, tensor"), std::string::npos)
+      << o.err;
 }
 
 #ifdef DMCI_HAVE_TORCH

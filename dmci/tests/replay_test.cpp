@@ -267,7 +267,9 @@ TEST(ReplayGuards, EveryLaneMovedAcrossABranchIsCaught) {
             EXPECT_FALSE(onPath) << p.name << " [" << routeName(r) << "]: a seed on another path passed the guards";
           } else {
             ++samePath;
-            if (onPath) EXPECT_TRUE(sameBits(v, run->value)) << p.name;
+            if (onPath) {
+              EXPECT_TRUE(sameBits(v, run->value)) << p.name;
+            }
           }
         }
       auto native = nativeEngine().evaluateLanes(prog, lanes, o);
