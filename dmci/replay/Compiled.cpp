@@ -46,13 +46,11 @@ int runCaptured(const std::string& cmd, std::string& err) {
 
 }  // namespace
 
-Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const Trace& t, const EmitRequest& req) {
-  auto code = emitCpp(t, req);
-  if (!code) return code.error();
+Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const std::string& code, const std::string& function) {
   const std::string flags = "-O3 -march=native -ffp-contract=off -fPIC -shared";
   const std::string cxx = compiler();
   char key[32];
-  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(fnv1a(*code + "\n" + cxx + " " + flags)));
+  std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(fnv1a(code + "\n" + cxx + " " + flags)));
   std::error_code ec;
   const fs::path dir = cacheDir();
   fs::create_directories(dir, ec);
@@ -68,7 +66,7 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const Trace& t, cons
             .string();
     {
       std::ofstream src(stem + ".cpp", std::ios::binary);
-      src << *code;
+      src << code;
       if (!src) return Error{ErrorKind::Io, "cannot write " + stem + ".cpp", {}};
     }
     std::string err;
@@ -91,9 +89,9 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const Trace& t, cons
   }
   out->handle_ = dlopen(out->path_.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!out->handle_) return Error{ErrorKind::Io, std::string("cannot load ") + out->path_ + ": " + dlerror(), {}};
-  out->fn_ = reinterpret_cast<Fn>(dlsym(out->handle_, req.function.c_str()));
-  out->lanes_ = reinterpret_cast<LanesFn>(dlsym(out->handle_, (req.function + "_lanes").c_str()));
-  if (!out->fn_ || !out->lanes_) return Error{ErrorKind::Io, out->path_ + " has no function " + req.function, {}};
+  out->fn_ = reinterpret_cast<Fn>(dlsym(out->handle_, function.c_str()));
+  out->lanes_ = reinterpret_cast<LanesFn>(dlsym(out->handle_, (function + "_lanes").c_str()));
+  if (!out->fn_ || !out->lanes_) return Error{ErrorKind::Io, out->path_ + " has no function " + function, {}};
   return out;
 }
 

@@ -15,9 +15,9 @@ class CompiledTrace {
   using Fn = int (*)(const double* params, double* value, double* gradient);
   using LanesFn = void (*)(long n, const double* const* params, double* value, double* const* gradient,
                            unsigned char* ok);
-  // Emits, builds (or finds in the cache) and loads the trace's function. Errors: the trace cannot be emitted,
-  // no compiler, the build failed (with the compiler's message), the library cannot be loaded.
-  static Result<std::unique_ptr<CompiledTrace>> build(const Trace& t, const EmitRequest& req);
+  // Builds (or finds in the cache) and loads emitted code (emitCpp) defining `function` and `function`_lanes.
+  // Errors: no compiler, the build failed (with the compiler's message), the library cannot be loaded.
+  static Result<std::unique_ptr<CompiledTrace>> build(const std::string& code, const std::string& function);
   ~CompiledTrace();
   // 0: value and gradient written; 1: the path changed.
   int operator()(const double* params, double* value, double* gradient) const { return fn_(params, value, gradient); }

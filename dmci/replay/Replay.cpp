@@ -123,13 +123,17 @@ void Replayer::prepare(Workspace& ws) const {
   }
 }
 
-bool Replayer::stepLane(const Op& op, const double* v, int stride, int l, double& out, Workspace& ws) const {
+void Replayer::laneArgs(int32_t first, int32_t argc, const double* v, int stride, int l, Workspace& ws) const {
   ws.args.clear();
-  for (int32_t k = 0; k < op.argc; ++k) {
-    Value a = t_.args[static_cast<size_t>(op.firstArg + k)];
+  for (int32_t k = 0; k < argc; ++k) {
+    Value a = t_.args[static_cast<size_t>(first + k)];
     if (a.tag == Tag::Real && a.i >= 0) a = Value::real(v[static_cast<size_t>(row(a.i)) * stride + l]);
     ws.args.push_back(a);
   }
+}
+
+bool Replayer::stepLane(const Op& op, const double* v, int stride, int l, double& out, Workspace& ws) const {
+  laneArgs(op.firstArg, op.argc, v, stride, l, ws);
   try {
     Value r = prim(op.prim).forward(ws.rt, ws.args.data(), op.argc);
     if (r.tag != Tag::Real) return false;
@@ -157,12 +161,7 @@ bool Replayer::guardLane(const Guard& g, const double* v, int stride, int l, Wor
     bool holds = compareChain(prim(g.prim).lanes.kernel, xs, g.argc, known);
     if (known) return holds == (g.expected != 0);
   }
-  ws.args.clear();
-  for (int32_t k = 0; k < g.argc; ++k) {
-    Value a = t_.args[static_cast<size_t>(g.firstArg + k)];
-    if (a.tag == Tag::Real && a.i >= 0) a = Value::real(v[static_cast<size_t>(row(a.i)) * stride + l]);
-    ws.args.push_back(a);
-  }
+  laneArgs(g.firstArg, g.argc, v, stride, l, ws);
   try {
     Value r = prim(g.prim).forward(ws.rt, ws.args.data(), g.argc);
     return r.tag == Tag::Bool && r.i == g.expected;

@@ -58,6 +58,8 @@ class Replayer {
   int32_t row(Ref r) const { return isConst(r) ? constIndex(r) : nconst_ + r; }
 
   // Lane l of buffers whose rows hold `stride` lanes.
+  // ws.args <- the arguments args[first, first + argc) with lane l's numbers in place of their slots.
+  void laneArgs(int32_t first, int32_t argc, const double* v, int stride, int l, Workspace& ws) const;
   bool stepLane(const Op& op, const double* v, int stride, int l, double& out, Workspace& ws) const;
   bool guardLane(const Guard& g, const double* v, int stride, int l, Workspace& ws) const;
   void forward(double* v, int stride, int n, uint8_t* ok, Workspace& ws) const;

@@ -117,7 +117,8 @@ class ReplayRun final : public PreparedRun {
   size_t emitRefused_ = 0;
   std::vector<std::string> gradientKeys_;
   replay::Workspace one_;
-  size_t notReplayable_ = 0;  // paths recorded whose traces cannot be replayed
+  std::vector<double> oneGrad_;  // one seed's gradient, reused
+  size_t notReplayable_ = 0;     // paths recorded whose traces cannot be replayed
 
   static EvalOptions recordingOptions(EvalOptions o) {
     o.leafParameters = true;
@@ -160,7 +161,6 @@ class ReplayRun final : public PreparedRun {
       for (const auto& [key, g] : r->gradient) gradientKeys_.push_back(key);
     if (!t.replayable()) {
       ++notReplayable_;
-      notReplayableWhy_ = t.notReplayable;
       return r;
     }
     std::vector<std::vector<int32_t>> leaves;
@@ -173,8 +173,8 @@ class ReplayRun final : public PreparedRun {
       req.leaves = leaves;
       req.gradient = opts_.gradient;
       std::unique_ptr<replay::CompiledTrace> fn;
-      if (replay::emitCpp(t, req)) {  // emittable: a failed build is an error, not a fallback
-        auto built = replay::CompiledTrace::build(t, req);
+      if (auto code = replay::emitCpp(t, req)) {  // emittable: a failed build is an error, not a fallback
+        auto built = replay::CompiledTrace::build(*code, req.function);
         if (!built) return built.error();
         fn = std::move(*built);
       } else {
@@ -185,10 +185,9 @@ class ReplayRun final : public PreparedRun {
     traces_.push_back(std::make_unique<replay::Replayer>(std::move(t), std::move(leaves), opts_.gradient));
     return r;
   }
-  std::string notReplayableWhy_;
 
   bool replayOne(const std::vector<double>& values, Evaluation& ev) {
-    std::vector<double> grad;
+    std::vector<double>& grad = oneGrad_;
     for (size_t k = 0; k < traces_.size(); ++k) {
       const auto& tr = traces_[k];
       grad.assign(tr->gradientSize(), 0.0);

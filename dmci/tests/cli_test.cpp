@@ -11,50 +11,17 @@
 #include <string>
 #include <vector>
 
+#include "support/CliFixture.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-// What one run of the tool gave.
-struct Outcome {
-  int code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using dmci::testing::Outcome;
+using dmci::testing::slurp;
 
 // Each test runs in its own temporary directory, where it writes prog.scm.
-class Cli : public ::testing::Test {
- protected:
-  fs::path dir;
-
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() / ("dmci_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  void write(const std::string& name, const std::string& text) { std::ofstream(dir / name, std::ios::binary) << text; }
-
-  // Runs `dmci ARGS` in the temporary directory.
-  Outcome dmci(const std::string& args) {
-    std::string cmd = "cd '" + dir.string() + "' && '" DMCI_BINARY_DIR "/dmci' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(cmd.c_str());
-    Outcome o;
-    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(dir / "stdout.txt");
-    o.err = slurp(dir / "stderr.txt");
-    return o;
-  }
-};
+class Cli : public dmci::testing::CliFixture {};
 
 TEST_F(Cli, GradWithJsonPrintsTheValueAndTheLiteralGradient) {
   write("prog.scm", "(* 2.5 (* x x))");

@@ -16,38 +16,25 @@
 #include <string>
 #include <thread>
 
+#include "support/CliFixture.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using dmci::testing::Outcome;
+using dmci::testing::slurp;
 
 const char* const kOscillator = "; a damped oscillator\n(* amp (exp (- (* b t))) (cos (* w t)))\n";
 
 // Each test runs in its own temporary directory, with the oscillator's program and noise-free data.
-class FitCli : public ::testing::Test {
+class FitCli : public dmci::testing::CliFixture {
  protected:
-  fs::path dir;
-
   void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() / ("dmci_fit_cli_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
+    CliFixture::SetUp();
     write("osc.scm", kOscillator);
     write("osc.csv", oscillatorData(200));
   }
-  void TearDown() override { fs::remove_all(dir); }
 
   // `wobble` adds a small term the model cannot fit, so that the loss stays above zero.
   static std::string oscillatorData(int rows, double wobble = 0) {
@@ -60,17 +47,6 @@ class FitCli : public ::testing::Test {
       csv += line;
     }
     return csv;
-  }
-
-  void write(const std::string& name, const std::string& text) { std::ofstream(dir / name, std::ios::binary) << text; }
-
-  std::string command(const std::string& args) const {
-    return "cd '" + dir.string() + "' && exec '" DMCI_BINARY_DIR "/dmci' " + args;
-  }
-
-  Outcome dmci(const std::string& args) {
-    int status = std::system((command(args) + " >stdout.txt 2>stderr.txt").c_str());
-    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
   }
 
   // A refused fit: exit 2, the error first on stderr, and none of the asked outputs written.
@@ -165,7 +141,7 @@ TEST_F(FitCli, AFitKilledAndResumedEndsWithTheUninterruptedParameters) {
   ASSERT_EQ(whole.code, 0) << whole.err;
   pid_t pid = fork();
   if (pid == 0) {
-    execl("/bin/sh", "sh", "-c", (command(fit + " --checkpoint ck.json") + " >killed.txt 2>&1").c_str(),
+    execl("/bin/sh", "sh", "-c", (command(fit + " --checkpoint ck.json", "exec ") + " >killed.txt 2>&1").c_str(),
           static_cast<char*>(nullptr));
     _exit(127);
   }

@@ -18,22 +18,15 @@
 #include <string>
 #include <vector>
 
+#include "support/CliFixture.h"
+
 namespace {
 
 namespace fs = std::filesystem;
 using json = nlohmann::ordered_json;
 
-struct Outcome {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+using dmci::testing::Outcome;
+using dmci::testing::slurp;
 
 json readJson(const fs::path& p) { return json::parse(slurp(p)); }
 
@@ -51,37 +44,16 @@ json withoutTimes(json pair) {
   return pair;
 }
 
-class Shards : public ::testing::Test {
+class Shards : public dmci::testing::CliFixture {
  protected:
-  fs::path dir;
-
-  void SetUp() override {
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    dir = fs::temp_directory_path() / ("dmci_shard_test_" + std::to_string(::getpid()) + "_" + info->name());
-    fs::remove_all(dir);
-    fs::create_directories(dir);
-  }
-  void TearDown() override { fs::remove_all(dir); }
-
-  void write(const std::string& name, const std::string& text) {
-    fs::create_directories((dir / name).parent_path());
-    std::ofstream(dir / name, std::ios::binary) << text;
-  }
-
   // Runs `dmci ARGS` in the temporary directory with only the sharding variables in `env` (the test's own, when a
   // runner shards it, are not passed on).
   Outcome dmci(const std::string& args, const std::string& env = "") {
-    std::string cmd = "cd '" + dir.string() +
-                      "' && env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS -u SLURM_ARRAY_TASK_ID "
-                      "-u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_STEP "
-                      "-u GTEST_SHARD_STATUS_FILE " +
-                      env + " '" DMCI_BINARY_DIR "/dmci' " + args + " >stdout.txt 2>stderr.txt";
-    int status = std::system(cmd.c_str());
-    Outcome o;
-    o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    o.out = slurp(dir / "stdout.txt");
-    o.err = slurp(dir / "stderr.txt");
-    return o;
+    return CliFixture::dmci(args,
+                            "env -u GTEST_SHARD_INDEX -u GTEST_TOTAL_SHARDS -u SLURM_ARRAY_TASK_ID "
+                            "-u SLURM_ARRAY_TASK_COUNT -u SLURM_ARRAY_TASK_MIN -u SLURM_ARRAY_TASK_STEP "
+                            "-u GTEST_SHARD_STATUS_FILE " +
+                                env + " ");
   }
 
   // A corpus of `n` pairs, k*x^2 at x = 2 for k = 1..n, in DIR/NAME; `wrongPair` (1-based; 0: none) states a

@@ -1,0 +1,58 @@
+// The fixture of the tests that run the `dmci` tool: a temporary directory per test, files written into it, and
+// `dmci ARGS` run there with its exit code, standard output and standard error.
+#pragma once
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace dmci::testing {
+
+struct Outcome {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class CliFixture : public ::testing::Test {
+ protected:
+  std::filesystem::path dir;
+
+  void SetUp() override {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    dir = std::filesystem::temp_directory_path() /
+          ("dmci_" + std::string(info->test_suite_name()) + "_" + std::to_string(::getpid()) + "_" + info->name());
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+
+  void write(const std::string& name, const std::string& text) {
+    std::filesystem::create_directories((dir / name).parent_path());
+    std::ofstream(dir / name, std::ios::binary) << text;
+  }
+
+  // The shell command running `dmci ARGS` in the directory; `prefix` goes before the tool (`env -u X `, or `exec `
+  // so that the shell's process becomes the tool's). ARGS may go on with more shell (`; ldd ...`).
+  std::string command(const std::string& args, const std::string& prefix = "") const {
+    return "cd '" + dir.string() + "' && " + prefix + "'" DMCI_BINARY_DIR "/dmci' " + args;
+  }
+
+  Outcome dmci(const std::string& args, const std::string& prefix = "") {
+    int status = std::system((command(args, prefix) + " >stdout.txt 2>stderr.txt").c_str());
+    return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir / "stdout.txt"), slurp(dir / "stderr.txt")};
+  }
+};
+
+}  // namespace dmci::testing
