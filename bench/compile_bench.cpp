@@ -7,7 +7,6 @@
 // wall time per form (read_us, expand_us, freevars_us, link_us, lower_us) to find one that is not.
 // bench/gen_long_program.py writes the same programs for timing `dmci run` as a whole process.
 #include <benchmark/benchmark.h>
-
 #include <malloc.h>
 
 #include <array>

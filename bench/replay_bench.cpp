@@ -77,15 +77,19 @@ double bandwidth() {
   return bw;
 }
 
+// `engineName`: an engine, or "tensor-replay" (the tensor engine replaying the recorded traces).
 void BM_Replay(benchmark::State& state, const Case& c, const std::string& engineName) {
   const int64_t b = state.range(0);
-  auto engine = engineNamed(engineName);
+  const bool tensorReplay = engineName == "tensor-replay";
+  auto engine = engineNamed(tensorReplay ? "tensor" : engineName);
   if (!engine) {
     state.SkipWithError(("engine " + engineName + " unavailable: " + engine.error().message).c_str());
     return;
   }
   auto prog = Program::fromText(c.source, c.name + ".scm");
-  auto run = (*engine)->prepare(*prog, c.params, options(c));
+  EvalOptions o = options(c);
+  o.tensor.replay = tensorReplay;
+  auto run = (*engine)->prepare(*prog, c.params, o);
   if (!run) {
     state.SkipWithError(run.error().str().c_str());
     return;
@@ -215,7 +219,7 @@ void BM_RecordThenReplay(benchmark::State& state, const Case& c) {
 
 const bool kRegistered = [] {
   for (const auto& c : cases()) {
-    for (const char* e : {"native", "tensor", "replay", "compiled"})
+    for (const char* e : {"native", "tensor", "tensor-replay", "replay", "compiled"})
       benchmark::RegisterBenchmark(("BM_Replay/" + c.name + "/" + e).c_str(), BM_Replay, c, std::string(e))
           ->Arg(1)
           ->Arg(65536)

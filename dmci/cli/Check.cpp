@@ -136,9 +136,10 @@ Result<reports::Provenance> provenanceOf(const CheckArgs& a, const Manifest& man
   if (!corpus) return corpus.error();
   p.build = *build, p.input = *corpus;
   std::ostringstream s;
-  s << "engine " << a.engine << (a.engine == "native" ? "" : " on " + a.device) << "; filter '" << a.filter
-    << "'; tolerances value " << a.tolValue << ", ad " << a.tolAd << ", fd " << a.tolFd << ", closed form "
-    << a.tolClosed << "; rounding " << a.rounding;
+  s << "engine " << a.engine << (a.engine == "tensor" && a.replay ? " (replay)" : "")
+    << (a.engine == "native" ? "" : " on " + a.device) << "; filter '" << a.filter << "'; tolerances value "
+    << a.tolValue << ", ad " << a.tolAd << ", fd " << a.tolFd << ", closed form " << a.tolClosed << "; rounding "
+    << a.rounding;
   p.settings = s.str();
   return p;
 }
@@ -178,9 +179,11 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
   c->add_flag("--quiet,-q", a.quiet, "print only failures and the summary");
   c->add_option(
        "--engine", a.engine,
-       "engine for the dmci and direct routes: native, replay (the recorded trace, replayed) or tensor (LibTorch)")
+       "engine for the dmci and direct routes: native, replay (the recorded trace, replayed), compiled (the trace "
+       "as C++, built and loaded) or tensor (LibTorch)")
       ->capture_default_str();
   c->add_option("--device", a.device, "device of the tensor engine: cpu or cuda")->capture_default_str();
+  c->add_flag("--replay", a.replay, "tensor engine: replay each recorded trace as whole-batch tensor ops");
   return c;
 }
 
@@ -206,6 +209,7 @@ int checkCommand(const CheckArgs& a) {
   opts.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opts.engine = *engine;
   opts.tensor.device = a.device;
+  opts.tensor.replay = a.replay;
   if (a.engine != "native") {
     if (opts.jobs > 1) opts.threads = 1;  // pairs run in parallel; one engine thread each
     // An engine whose kernels may round a batch differently from one lane (LibTorch's vectorised ones) is held

@@ -21,6 +21,7 @@ struct CheckArgs {
   bool quiet = false;
   std::string engine = "native";
   std::string device = "cpu";
+  bool replay = false;  // tensor engine: replay recorded traces
 };
 
 // Adds the `check` subcommand, filling `args` when parsed.

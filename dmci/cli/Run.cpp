@@ -37,6 +37,7 @@ struct RunArgs {
   std::string engine = "native";
   std::string device = "cpu";
   bool float32 = false;
+  bool replay = false;
   int threads = 0;
   std::string wrt;
   bool json = false;
@@ -82,7 +83,7 @@ Result<EvalOptions> evalOptions(const RunArgs& a) {
   o.anyValue = true;  // run prints any value (grad still needs a number or a tensor)
   o.budget = Budget{a.steps, a.heap, a.seconds};
   o.threads = a.threads;
-  o.tensor = {a.device, a.float32};
+  o.tensor = {a.device, a.float32, a.replay};
   if (!a.evaluator.empty()) {
     auto g = loadEvaluator(a.evaluator);
     if (!g) return g.error();
@@ -246,13 +247,17 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
                   "the one embedded at build time");
   cmd->add_option("--engine", a->engine,
                   "engine: native (the register machine), replay (the recorded trace replayed, native reruns "
-                  "off the path) or tensor (LibTorch, lanes batched; a plugin loaded when asked for); "
+                  "off the path), compiled (the trace as C++, built by the system's compiler and loaded) or "
+                  "tensor (LibTorch, lanes batched; a plugin loaded when asked for); "
                   "`dmci engines` lists them")
       ->capture_default_str();
   cmd->add_option("--device", a->device, "device of the tensor engine: cpu or cuda")
       ->check(CLI::IsMember({"cpu", "cuda"}))
       ->capture_default_str();
   cmd->add_flag("--float32", a->float32, "tensor engine: float32 lanes instead of float64");
+  cmd->add_flag("--replay", a->replay,
+                "tensor engine: record each path's trace natively and replay it as whole-batch tensor ops "
+                "(a trace with an operation it has no kernel for is replayed on the CPU; --stats: batch_refused)");
   cmd->add_option("--threads", a->threads, "threads for lanes (0: one per hardware thread)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();

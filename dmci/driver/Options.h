@@ -27,6 +27,8 @@ struct SeedValue {
 struct TensorSettings {
   std::string device = "cpu";  // "cpu" or "cuda"
   bool float32 = false;        // float32 lanes instead of float64
+  // Replay recorded traces as whole-batch tensor ops (engine/tensor/TraceReplay.h) instead of interpreting.
+  bool replay = false;
 };
 
 struct EvalOptions {

@@ -23,13 +23,14 @@ struct Tally {
 
 class ReplayRun final : public PreparedRun {
  public:
-  ReplayRun(const PreparedProgram& p, const EvalOptions& opts, bool compiled)
-      : prepared_(p), opts_(opts), native_(p, recordingOptions(opts)), compile_(compiled) {}
+  ReplayRun(const PreparedProgram& p, const EvalOptions& opts, bool compiled, replay::BatchLoader loader = {})
+      : prepared_(p), opts_(opts), native_(p, recordingOptions(opts)), compile_(compiled), loader_(std::move(loader)) {}
   const Error* setupError() const { return native_.setupError(); }
 
   Result<Evaluation> run(const std::vector<double>& values) override {
     if (values.size() != static_cast<size_t>(paramCount()))
       return Error{ErrorKind::Usage, "expected " + std::to_string(paramCount()) + " parameter values", {}};
+    if (loader_ && !opts_.anyValue) return runOneLane(values);  // any value: the CPU's, lists and all
     Tally tally;
     Evaluation ev;
     if (!replayOne(values, ev)) {
@@ -72,10 +73,15 @@ class ReplayRun final : public PreparedRun {
     out.value.assign(lanes, 0.0);
     shape(out, lanes);
     // The first trace takes every lane on its path; the lanes it leaves go on to the others.
-    std::vector<size_t> todo = replayLanes(0, values, nullptr, lanes, out, tally);
+    auto first = replayLanes(0, values, nullptr, lanes, out, tally);
+    if (!first) return first.error();
+    std::vector<size_t> todo = std::move(*first);
     std::vector<double> seed(values.size());
-    for (size_t k = 1; k < traces_.size() && !todo.empty(); ++k)
-      todo = replayLanes(k, values, todo.data(), todo.size(), out, tally);
+    for (size_t k = 1; k < traces_.size() && !todo.empty(); ++k) {
+      auto left = replayLanes(k, values, todo.data(), todo.size(), out, tally);
+      if (!left) return left.error();
+      todo = std::move(*left);
+    }
     while (!todo.empty()) {
       // The first lane left takes the native machine, which records its path while the cache has room.
       const size_t lane = todo.front();
@@ -88,7 +94,9 @@ class ReplayRun final : public PreparedRun {
         return e;
       }
       if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
-        todo = replayLanes(traces_.size() - 1, values, todo.data(), todo.size(), out, tally);
+        auto left = replayLanes(traces_.size() - 1, values, todo.data(), todo.size(), out, tally);
+        if (!left) return left.error();
+        todo = std::move(*left);
         continue;
       }
       if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
@@ -115,6 +123,11 @@ class ReplayRun final : public PreparedRun {
   bool compile_ = false;
   std::vector<std::unique_ptr<replay::CompiledTrace>> compiled_;
   size_t emitRefused_ = 0;
+  // A batch machine's replay (the tensor engine's): each trace loaded there too (null where it was refused: the
+  // replayer runs it).
+  replay::BatchLoader loader_;
+  std::vector<std::unique_ptr<replay::BatchTrace>> batch_;
+  size_t batchRefused_ = 0;
   std::vector<std::string> gradientKeys_;
   replay::Workspace one_;
   std::vector<double> oneGrad_;  // one seed's gradient, reused
@@ -165,6 +178,11 @@ class ReplayRun final : public PreparedRun {
     }
     std::vector<std::vector<int32_t>> leaves;
     for (auto& [key, slots] : native_.gradientLeaves()) leaves.push_back(std::move(slots));
+    if (loader_) {
+      std::string refused;
+      batch_.push_back(loader_(t, leaves, opts_.gradient, refused));
+      if (!batch_.back()) ++batchRefused_;
+    }
     if (compile_) {
       replay::EmitRequest req;
       req.function = "dmci_trace";
@@ -184,6 +202,15 @@ class ReplayRun final : public PreparedRun {
     }
     traces_.push_back(std::make_unique<replay::Replayer>(std::move(t), std::move(leaves), opts_.gradient));
     return r;
+  }
+
+  // One seed on a batch machine: a batch of one lane, so that its numbers are that machine's (float32, say).
+  Result<Evaluation> runOneLane(const std::vector<double>& values) {
+    std::vector<std::vector<double>> columns;
+    for (double v : values) columns.push_back({v});
+    auto r = runLanes(columns, 1);
+    if (!r) return r.error();
+    return r->lane(0);
   }
 
   bool replayOne(const std::vector<double>& values, Evaluation& ev) {
@@ -209,10 +236,11 @@ class ReplayRun final : public PreparedRun {
 
   // Replays lanes on one trace, in blocks on all cores: lanes [0, n) when `pick` is null, else pick[0..n) (the
   // lanes another path left, gathered). Returns the lanes off this trace's path.
-  std::vector<size_t> replayLanes(size_t index, const std::vector<std::vector<double>>& values, const size_t* pick,
-                                  size_t n, LaneEvaluation& out, Tally& tally) {
+  Result<std::vector<size_t>> replayLanes(size_t index, const std::vector<std::vector<double>>& values,
+                                          const size_t* pick, size_t n, LaneEvaluation& out, Tally& tally) {
     const replay::Replayer& tr = *traces_[index];
     const replay::CompiledTrace* fn = index < compiled_.size() ? compiled_[index].get() : nullptr;
+    replay::BatchTrace* batch = index < batch_.size() ? batch_[index].get() : nullptr;
     std::vector<std::vector<double>> gathered, grad;
     std::vector<double> value;
     if (pick) {
@@ -226,6 +254,15 @@ class ReplayRun final : public PreparedRun {
     std::vector<double>& vdst = pick ? value : out.value;
     std::vector<std::vector<double>>& gdst = pick ? grad : out.gradient;
     std::vector<uint8_t> ok(n, 0);
+    if (batch) {  // the whole batch in one call on the batch machine
+      std::vector<const double*> p(src.size());
+      std::vector<double*> g;
+      for (size_t k = 0; k < p.size(); ++k) p[k] = src[k].data();
+      if (opts_.gradient)
+        for (auto& col : gdst) g.push_back(col.data());
+      if (auto err = batch->run(p, n, vdst.data(), g, ok.data())) return *err;
+      return finishLanes(pick, n, ok, value, grad, out, tally);
+    }
     const size_t blocks = (n + replay::kBlock - 1) / replay::kBlock;
     // A thread for every 8 blocks at least: starting one costs more than a few blocks.
     const int threads =
@@ -251,6 +288,12 @@ class ReplayRun final : public PreparedRun {
       for (auto& th : pool) th.join();
     }
     threadsUsed_ = std::max(threadsUsed_, threads);
+    return finishLanes(pick, n, ok, value, grad, out, tally);
+  }
+  // The lanes off the path; those on it that were gathered are scattered back into `out`.
+  std::vector<size_t> finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok,
+                                  const std::vector<double>& value, const std::vector<std::vector<double>>& grad,
+                                  LaneEvaluation& out, Tally& tally) {
     std::vector<size_t> left;
     for (size_t j = 0; j < n; ++j) {
       const size_t lane = pick ? pick[j] : j;
@@ -291,6 +334,7 @@ class ReplayRun final : public PreparedRun {
     c.add("interpreted", static_cast<double>(t.interpreted));
     c.add("not_replayable", static_cast<double>(notReplayable_));
     if (compile_) c.add("emit_refused", static_cast<double>(emitRefused_));
+    if (loader_) c.add("batch_refused", static_cast<double>(batchRefused_));
   }
 };
 
@@ -317,5 +361,10 @@ class ReplayEngine final : public Engine {
 
 std::unique_ptr<Engine> makeReplayEngine() { return std::make_unique<ReplayEngine>(false); }
 std::unique_ptr<Engine> makeCompiledEngine() { return std::make_unique<ReplayEngine>(true); }
+
+Result<std::unique_ptr<PreparedRun>> prepareBatchReplay(const PreparedProgram& p, const EvalOptions& opts,
+                                                        replay::BatchLoader loader) {
+  return preparedOrError(std::make_unique<ReplayRun>(p, opts, false, std::move(loader)));
+}
 
 }  // namespace dmci

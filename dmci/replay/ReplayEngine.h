@@ -10,6 +10,7 @@
 #include <memory>
 
 #include "driver/Engine.h"
+#include "replay/BatchTrace.h"
 
 namespace dmci {
 
@@ -17,5 +18,9 @@ std::unique_ptr<Engine> makeReplayEngine();
 // The compiled engine (`--engine compiled`): the same, with each trace emitted as C++ (replay/EmitCpp.h), built
 // at -O3 by the system's compiler and loaded (replay/Compiled.h); a trace that cannot be emitted is replayed.
 std::unique_ptr<Engine> makeCompiledEngine();
+// A replay run whose traces are loaded onto another machine (replay/BatchTrace.h) and run there a batch at a
+// time: the tensor engine's replay (`--engine tensor --replay`).
+Result<std::unique_ptr<PreparedRun>> prepareBatchReplay(const PreparedProgram& p, const EvalOptions& opts,
+                                                        replay::BatchLoader loader);
 
 }  // namespace dmci

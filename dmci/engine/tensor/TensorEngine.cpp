@@ -8,6 +8,8 @@
 
 #include "engine/ValueText.h"
 #include "engine/tensor/BatchMachine.h"
+#include "engine/tensor/TraceReplay.h"
+#include "replay/ReplayEngine.h"
 
 namespace dmci {
 
@@ -237,6 +239,10 @@ class TensorEngine final : public Engine {
     return std::nullopt;
   }
   Result<std::unique_ptr<PreparedRun>> prepare(const PreparedProgram& p, const EvalOptions& opts) override {
+    if (opts.tensor.replay) {  // traces recorded natively, replayed here as whole-batch tensor ops
+      if (opts.threads > 0) lanes::setThreads(opts.threads);
+      return prepareBatchReplay(p, opts, lanes::tensorTraceLoader(opts.tensor));
+    }
     return preparedOrError(std::make_unique<BatchEvaluator>(p, opts));
   }
   using Engine::prepare;
