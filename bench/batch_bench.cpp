@@ -2,7 +2,8 @@
 //
 // Names: BM_Batch/<program>/<route>/<device>/<dtype>/<B>. Each benchmark prepares
 // one BatchEvaluator (set-up once) and times run(): B lanes' values and their
-// gradients with respect to every parameter. Counters:
+// gradients with respect to every parameter. A route `direct+replay` or `dmci+replay` is the tensor engine
+// replaying the recorded traces as whole-batch tensor ops (--replay) instead of interpreting. Counters:
 //   evals_per_s  B / time per run
 //   speedup      (time per evaluation at B=1) / (time per evaluation at this B), same program, route, device, dtype
 //   groups, splits, syncs, torch_ops   the engine's counts for one run (they do not drift)
@@ -14,7 +15,8 @@
 // Programs: `(* alpha (* x x))` and recursive `poly` (n = 3), whose lanes differ in x only (same
 // control path), and `divergent`, whose lanes differ in recursion depth and branch taken.
 // Environment: DMCI_BATCH_DEVICE=cpu|cuda (default cpu), DMCI_BATCH_MAX_LANES (default 65536 on cpu,
-// 1048576 on cuda), DMCI_BATCH_ROUTES=direct,dmci (default both), DMCI_BATCH_DTYPES=f64,f32 (default both).
+// 1048576 on cuda), DMCI_BATCH_ROUTES=direct,dmci,direct+replay,dmci+replay (default all),
+// DMCI_BATCH_DTYPES=f64,f32 (default both).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -39,10 +41,12 @@ struct Setting {
   Route route;
   std::string device;
   bool float32;
+  bool replay = false;
 };
 
 std::string key(const Case& c, const Setting& s) {
-  return c.name + "/" + routeName(s.route) + "/" + s.device + "/" + (s.float32 ? "f32" : "f64");
+  return c.name + "/" + routeName(s.route) + (s.replay ? "+replay" : "") + "/" + s.device + "/" +
+         (s.float32 ? "f32" : "f64");
 }
 
 // The device's bandwidth in bytes/s, measured once per device and dtype.
@@ -70,7 +74,7 @@ void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
   if (!program) return state.SkipWithError(program.error().str().c_str());
   EvalOptions o;
   o.route = s.route;
-  o.tensor = {s.device, s.float32};
+  o.tensor = {s.device, s.float32, s.replay};
   o.wrt = c.params;
   auto prepared = (*engineNamed("tensor"))->prepare(*program, c.params, o);
   if (!prepared) return state.SkipWithError(prepared.error().str().c_str());
@@ -93,7 +97,8 @@ void runBatch(benchmark::State& state, const Case& c, const Setting& s) {
   state.counters["evals_per_s"] =
       benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
   if (baseline().count(key(c, s))) state.counters["speedup"] = baseline()[key(c, s)] / perEval;
-  for (const char* count : {"groups", "splits", "syncs", "torch_ops"}) state.counters[count] = last.counters.get(count);
+  for (const char* count : {"groups", "splits", "syncs", "torch_ops", "traces", "replayed"})
+    state.counters[count] = last.counters.get(count);
   double bytes = static_cast<double>(2 * c.params.size() + 1) * (s.float32 ? 4.0 : 8.0);
   if (double bw = bandwidth(s.device, s.float32); bw > 0) state.counters["roofline"] = bytes / perEval / bw;
 }
@@ -125,9 +130,10 @@ void registerAll() {
         ->Unit(benchmark::kMillisecond);
   }
   for (const auto& c : cases()) {
-    for (const auto& r : listFromEnv("DMCI_BATCH_ROUTES", "direct,dmci")) {
+    for (const auto& r : listFromEnv("DMCI_BATCH_ROUTES", "direct,dmci,direct+replay,dmci+replay")) {
       for (const auto& d : listFromEnv("DMCI_BATCH_DTYPES", "f64,f32")) {
-        Setting s{r == "dmci" ? Route::Dmci : Route::Direct, device, d == "f32"};
+        const bool replay = r.ends_with("+replay");
+        Setting s{r.starts_with("dmci") ? Route::Dmci : Route::Direct, device, d == "f32", replay};
         std::string name = "BM_Batch/" + key(c, s);
         auto* bm = benchmark::RegisterBenchmark(name.c_str(), [c, s](benchmark::State& st) { runBatch(st, c, s); });
         for (int64_t b = 1; b <= maxLanes; b *= 4) bm->Arg(b);
