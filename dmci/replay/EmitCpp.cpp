@@ -72,169 +72,200 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
                      std::to_string(t.guards.size()) +
                      " guards: straight-line C++ that long takes the compiler longer than replaying it",
                  {}};
-  auto ref = [&](Ref r) { return isConst(r) ? hex(t.constant(r)) : slot(r); };
-  auto argRef = [&](const Value& v) { return v.i >= 0 ? slot(v.i) : hex(v.num); };
-  std::ostringstream o, body;
-  // Guards, placed where they were recorded.
-  auto guardText = [&](const Guard& g) -> Result<std::string> {
-    std::vector<std::string> xs;
-    for (int32_t k = 0; k < g.argc; ++k) {
-      const Value& a = t.args[static_cast<size_t>(g.firstArg + k)];
-      if (a.tag != Tag::Real)
-        return Error{
-            ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name + " of a non-number", {}};
-      xs.push_back(argRef(a));
-    }
-    const LaneKernel k = prim(g.prim).lanes.kernel;
-    std::string cond;
-    if (g.kind == GuardKind::Select) {
-      // The argument `expected` is selected: no earlier one is as good, no later one better, no NaN before it.
-      const bool isMax = k == LaneKernel::Max;
-      const std::string e = xs[static_cast<size_t>(g.expected)];
-      cond = "!std::isnan(" + e + ")";
-      for (int32_t j = 0; j < g.argc; ++j) {
-        if (j == g.expected) continue;
-        const std::string& x = xs[static_cast<size_t>(j)];
-        if (j < g.expected)  // it beat every earlier argument
-          cond += " && !std::isnan(" + x + ") && " + e + (isMax ? " > " : " < ") + x;
-        else
-          cond += " && !std::isnan(" + x + ") && !(" + x + (isMax ? " > " : " < ") + e + ")";
+  // The body of one lane, in one of two forms:
+  //   one lane   params[p] in, *value and gradient[k] out; a failed guard returns 1; the reverse sweep skips an
+  //              entry whose adjoint is 0, as the native sweep does
+  //   lane loop  pP[l] in, out[l] and gK[l] out, ok[l] the guards' verdict (every guard evaluated, no early
+  //              return); the skip is a select, so that the loop has no branch and vectorises. Adding +0 leaves an
+  //              adjoint as it is (an adjoint is never -0), so both give the same numbers.
+  auto emitBody = [&](bool lanes, bool gradient, const std::string& ind) -> Result<std::string> {
+    std::ostringstream body;
+    auto ref = [&](Ref r) { return isConst(r) ? hex(t.constant(r)) : slot(r); };
+    auto argRef = [&](const Value& v) { return v.i >= 0 ? slot(v.i) : hex(v.num); };
+    // A guard, placed where it was recorded.
+    auto guardText = [&](const Guard& g) -> Result<std::string> {
+      std::vector<std::string> xs;
+      for (int32_t k = 0; k < g.argc; ++k) {
+        const Value& a = t.args[static_cast<size_t>(g.firstArg + k)];
+        if (a.tag != Tag::Real)
+          return Error{
+              ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name + " of a non-number", {}};
+        xs.push_back(argRef(a));
       }
-      // A NaN wins and stays: then the selected one is the first NaN.
-      std::string nanFirst = "std::isnan(" + e + ")";
-      for (int32_t j = 0; j < g.expected; ++j) nanFirst += " && !std::isnan(" + xs[static_cast<size_t>(j)] + ")";
-      cond = "(" + cond + ") || (" + nanFirst + ")";
-      return "  if (!(" + cond + ")) return 1;  // " + prim(g.prim).name + " selects argument " +
-             std::to_string(g.expected) + "\n";
-    }
-    const char* op = k == LaneKernel::Less           ? "<"
-                     : k == LaneKernel::Greater      ? ">"
-                     : k == LaneKernel::LessEqual    ? "<="
-                     : k == LaneKernel::GreaterEqual ? ">="
-                     : k == LaneKernel::Equal        ? "=="
-                                                     : nullptr;
-    if (op) {
-      cond = "true";
-      for (size_t j = 1; j < xs.size(); ++j) cond += " && " + xs[j - 1] + " " + op + " " + xs[j];
-    } else if (k == LaneKernel::Zero || k == LaneKernel::Positive || k == LaneKernel::Negative) {
-      cond = xs[0] + (k == LaneKernel::Zero ? " == 0" : k == LaneKernel::Positive ? " > 0" : " < 0");
-    } else {
-      return Error{ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name, {}};
-    }
-    return "  if ((" + cond + ") != " + (g.expected ? "true" : "false") + ") return 1;  // " + prim(g.prim).name + "\n";
-  };
-  size_t gi = 0;
-  auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
-    for (; gi < t.guards.size() && static_cast<size_t>(t.guards[gi].afterOp) <= n; ++gi) {
-      auto g = guardText(t.guards[gi]);
-      if (!g) return g.error();
-      body << *g;
-    }
-    return std::nullopt;
-  };
-  for (int32_t p = 0; p < t.params; ++p)
-    body << "  const double " << slot(p) << " = params[" << p << "];  // " << t.leafNames[static_cast<size_t>(p)]
-         << "\n";
-  for (int32_t s = t.params; s < t.leaves; ++s)
-    body << "  const double " << slot(s) << " = " << hex(t.leafValues[static_cast<size_t>(s)]) << ";  // literal "
-         << t.leafNames[static_cast<size_t>(s)] << "\n";
-  for (size_t k = 0; k < t.ops.size(); ++k) {
-    if (auto e = guardsUpTo(k)) return *e;
-    const Op& op = t.ops[k];
-    std::string e;
-    switch (op.kind) {
-      case OpKind::Add:
-        e = ref(op.a) + " + " + ref(op.b);
-        break;
-      case OpKind::Sub:
-        e = ref(op.a) + " - " + ref(op.b);
-        break;
-      case OpKind::Mul:
-        e = ref(op.a) + " * " + ref(op.b);
-        break;
-      case OpKind::Div:
-        e = ref(op.a) + " / " + ref(op.b);
-        break;
-      case OpKind::Neg:
-        e = "-" + ref(op.a);
-        break;
-      case OpKind::Inv:
-        e = "1.0 / " + ref(op.a);
-        break;
-      case OpKind::Rule1:
-      case OpKind::Rule2: {
-        auto it = ruleTexts().find(prim(op.prim).name);
-        const char* f = it == ruleTexts().end() ? nullptr : op.kind == OpKind::Rule1 ? it->second.f1 : it->second.f2;
-        if (!f)
-          return Error{ErrorKind::Usage,
-                       std::string("cannot emit ") + prim(op.prim).name + ": no C++ form of its rule here",
-                       {}};
-        e = op.kind == OpKind::Rule1 ? bind1(f, ref(op.a), "0.0") : bind2(f, ref(op.a), ref(op.b), "0.0");
-        break;
+      const LaneKernel k = prim(g.prim).lanes.kernel;
+      std::string cond, what = prim(g.prim).name;
+      bool expected = g.expected != 0;
+      if (g.kind == GuardKind::Select) {
+        // The argument `expected` is selected: no earlier one is as good, no later one better, no NaN before it.
+        const bool isMax = k == LaneKernel::Max;
+        const std::string e = xs[static_cast<size_t>(g.expected)];
+        cond = "!std::isnan(" + e + ")";
+        for (int32_t j = 0; j < g.argc; ++j) {
+          if (j == g.expected) continue;
+          const std::string& x = xs[static_cast<size_t>(j)];
+          if (j < g.expected)  // it beat every earlier argument
+            cond += " && !std::isnan(" + x + ") && " + e + (isMax ? " > " : " < ") + x;
+          else
+            cond += " && !std::isnan(" + x + ") && !(" + x + (isMax ? " > " : " < ") + e + ")";
+        }
+        // A NaN wins and stays: then the selected one is the first NaN.
+        std::string nanFirst = "std::isnan(" + e + ")";
+        for (int32_t j = 0; j < g.expected; ++j) nanFirst += " && !std::isnan(" + xs[static_cast<size_t>(j)] + ")";
+        cond = "(" + cond + ") || (" + nanFirst + ")";
+        what += " selects argument " + std::to_string(g.expected);
+        expected = true;
+      } else {
+        const char* op = k == LaneKernel::Less           ? "<"
+                         : k == LaneKernel::Greater      ? ">"
+                         : k == LaneKernel::LessEqual    ? "<="
+                         : k == LaneKernel::GreaterEqual ? ">="
+                         : k == LaneKernel::Equal        ? "=="
+                                                         : nullptr;
+        if (op) {
+          cond = "true";
+          for (size_t j = 1; j < xs.size(); ++j) cond += " && " + xs[j - 1] + " " + op + " " + xs[j];
+        } else if (k == LaneKernel::Zero || k == LaneKernel::Positive || k == LaneKernel::Negative) {
+          cond = xs[0] + (k == LaneKernel::Zero ? " == 0" : k == LaneKernel::Positive ? " > 0" : " < 0");
+        } else {
+          return Error{ErrorKind::Usage, std::string("cannot emit a guard on ") + prim(g.prim).name, {}};
+        }
       }
-      case OpKind::Step:
-        return Error{
-            ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": it runs the native rule", {}};
-    }
-    body << "  const double " << slot(op.out) << " = " << e << ";\n";
-  }
-  if (auto e = guardsUpTo(t.ops.size())) return *e;
-  body << "  *value = " << ref(t.output) << ";\n";
-  if (req.gradient) {
-    body << "  if (!gradient) return 0;\n";
-    for (int32_t s = 0; s < t.slots; ++s) body << "  double " << adj(s) << " = 0.0;\n";
-    if (!isConst(t.output)) body << "  " << adj(t.output) << " = 1.0;\n";
-    for (size_t k = t.ops.size(); k-- > 0;) {
+      const std::string holds = expected ? "(" + cond + ")" : "!(" + cond + ")";
+      if (lanes) return ind + "gd &= static_cast<long long>(" + holds + ");  // " + what + "\n";
+      return ind + "if (!" + holds + ") return 1;  // " + what + "\n";
+    };
+    size_t gi = 0;
+    auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
+      for (; gi < t.guards.size() && static_cast<size_t>(t.guards[gi].afterOp) <= n; ++gi) {
+        auto g = guardText(t.guards[gi]);
+        if (!g) return g.error();
+        body << *g;
+      }
+      return std::nullopt;
+    };
+    if (lanes) body << ind << "const long l = c + j;\n" << ind << "long long gd = 1;\n";
+    for (int32_t p = 0; p < t.params; ++p)
+      body << ind << "const double " << slot(p) << " = "
+           << (lanes ? "p" + std::to_string(p) + "[l]" : "params[" + std::to_string(p) + "]") << ";  // "
+           << t.leafNames[static_cast<size_t>(p)] << "\n";
+    for (int32_t s = t.params; s < t.leaves; ++s)
+      body << ind << "const double " << slot(s) << " = " << hex(t.leafValues[static_cast<size_t>(s)])
+           << ";  // literal " << t.leafNames[static_cast<size_t>(s)] << "\n";
+    for (size_t k = 0; k < t.ops.size(); ++k) {
+      if (auto e = guardsUpTo(k)) return *e;
       const Op& op = t.ops[k];
-      const std::string g = adj(op.out);
-      auto acc = [&](Ref r, const std::string& partial) {
-        return isConst(r) ? std::string() : "    " + adj(r) + " += " + partial + " * " + g + ";\n";
-      };
-      std::string s;
+      std::string e;
       switch (op.kind) {
         case OpKind::Add:
-          s = acc(op.a, "1.0") + acc(op.b, "1.0");
+          e = ref(op.a) + " + " + ref(op.b);
           break;
         case OpKind::Sub:
-          s = acc(op.a, "1.0") + acc(op.b, "-1.0");
+          e = ref(op.a) + " - " + ref(op.b);
           break;
         case OpKind::Mul:
-          s = acc(op.a, ref(op.b)) + acc(op.b, ref(op.a));
+          e = ref(op.a) + " * " + ref(op.b);
           break;
         case OpKind::Div:
-          s = acc(op.a, "(1.0 / " + ref(op.b) + ")") + acc(op.b, "(-" + slot(op.out) + " / " + ref(op.b) + ")");
+          e = ref(op.a) + " / " + ref(op.b);
           break;
         case OpKind::Neg:
-          s = acc(op.a, "-1.0");
+          e = "-" + ref(op.a);
           break;
         case OpKind::Inv:
-          s = acc(op.a, "(-" + slot(op.out) + " * " + slot(op.out) + ")");
+          e = "1.0 / " + ref(op.a);
           break;
-        case OpKind::Rule1: {
-          const char* d = ruleTexts().at(prim(op.prim).name).dx;
-          if (d) s = acc(op.a, bind1(d, ref(op.a), slot(op.out)));
-          break;
-        }
+        case OpKind::Rule1:
         case OpKind::Rule2: {
-          const RuleText& r = ruleTexts().at(prim(op.prim).name);
-          s = acc(op.a, bind2(r.da, ref(op.a), ref(op.b), slot(op.out))) +
-              acc(op.b, bind2(r.db, ref(op.a), ref(op.b), slot(op.out)));
+          auto it = ruleTexts().find(prim(op.prim).name);
+          const char* f = it == ruleTexts().end() ? nullptr : op.kind == OpKind::Rule1 ? it->second.f1 : it->second.f2;
+          if (!f)
+            return Error{ErrorKind::Usage,
+                         std::string("cannot emit ") + prim(op.prim).name + ": no C++ form of its rule here",
+                         {}};
+          e = op.kind == OpKind::Rule1 ? bind1(f, ref(op.a), "0.0") : bind2(f, ref(op.a), ref(op.b), "0.0");
           break;
         }
         case OpKind::Step:
-          break;
+          return Error{
+              ErrorKind::Usage, std::string("cannot emit ") + prim(op.prim).name + ": it runs the native rule", {}};
       }
-      if (!s.empty()) body << "  if (" << g << " != 0.0) {\n" << s << "  }\n";
+      body << ind << "const double " << slot(op.out) << " = " << e << ";\n";
     }
-    for (size_t k = 0; k < req.leaves.size(); ++k) {
-      const auto& ls = req.leaves[k];
-      std::string sum = ls.empty() ? "0.0" : adj(ls[0]);
-      for (size_t j = 1; j < ls.size(); ++j) sum = "(" + sum + " + " + adj(ls[j]) + ")";
-      body << "  gradient[" << k << "] = " << sum << ";  // d/d "
-           << (k < req.gradientKeys.size() ? req.gradientKeys[k] : "?") << "\n";
+    if (auto e = guardsUpTo(t.ops.size())) return *e;
+    body << ind << (lanes ? "out[l] = " : "*value = ") << ref(t.output) << ";\n";
+    if (gradient) {
+      if (!lanes) body << ind << "if (!gradient) return 0;\n";
+      for (int32_t s = 0; s < t.slots; ++s) body << ind << "double " << adj(s) << " = 0.0;\n";
+      if (!isConst(t.output)) body << ind << adj(t.output) << " = 1.0;\n";
+      for (size_t k = t.ops.size(); k-- > 0;) {
+        const Op& op = t.ops[k];
+        const std::string g = adj(op.out);
+        // a partial of +-1 needs no skip: adding +-0 leaves an adjoint as it is
+        auto acc = [&](Ref r, const std::string& partial) {
+          if (isConst(r)) return std::string();
+          const bool unit = partial == "1.0" || partial == "-1.0";
+          if (!lanes) return ind + "  " + adj(r) + " += " + partial + " * " + g + ";\n";
+          if (unit) return ind + adj(r) + " += " + partial + " * " + g + ";\n";
+          return ind + adj(r) + " += " + g + " != 0.0 ? " + partial + " * " + g + " : 0.0;\n";
+        };
+        std::string s;
+        switch (op.kind) {
+          case OpKind::Add:
+            s = acc(op.a, "1.0") + acc(op.b, "1.0");
+            break;
+          case OpKind::Sub:
+            s = acc(op.a, "1.0") + acc(op.b, "-1.0");
+            break;
+          case OpKind::Mul:
+            s = acc(op.a, ref(op.b)) + acc(op.b, ref(op.a));
+            break;
+          case OpKind::Div:
+            s = acc(op.a, "(1.0 / " + ref(op.b) + ")") + acc(op.b, "(-" + slot(op.out) + " / " + ref(op.b) + ")");
+            break;
+          case OpKind::Neg:
+            s = acc(op.a, "-1.0");
+            break;
+          case OpKind::Inv:
+            s = acc(op.a, "(-" + slot(op.out) + " * " + slot(op.out) + ")");
+            break;
+          case OpKind::Rule1: {
+            const char* d = ruleTexts().at(prim(op.prim).name).dx;
+            if (d) s = acc(op.a, bind1(d, ref(op.a), slot(op.out)));
+            break;
+          }
+          case OpKind::Rule2: {
+            const RuleText& r = ruleTexts().at(prim(op.prim).name);
+            s = acc(op.a, bind2(r.da, ref(op.a), ref(op.b), slot(op.out))) +
+                acc(op.b, bind2(r.db, ref(op.a), ref(op.b), slot(op.out)));
+            break;
+          }
+          case OpKind::Step:
+            break;
+        }
+        if (s.empty()) continue;
+        if (lanes)
+          body << s;
+        else
+          body << ind << "if (" << g << " != 0.0) {\n" << s << ind << "}\n";
+      }
+      for (size_t k = 0; k < req.leaves.size(); ++k) {
+        const auto& ls = req.leaves[k];
+        std::string sum = ls.empty() ? "0.0" : adj(ls[0]);
+        for (size_t j = 1; j < ls.size(); ++j) sum = "(" + sum + " + " + adj(ls[j]) + ")";
+        body << ind << (lanes ? "g" + std::to_string(k) + "[l]" : "gradient[" + std::to_string(k) + "]") << " = " << sum
+             << ";  // d/d " << (k < req.gradientKeys.size() ? req.gradientKeys[k] : "?") << "\n";
+      }
     }
-  }
-  body << "  return 0;\n";
+    body << ind << (lanes ? "good[j] = gd;\n" : "return 0;\n");
+    return body.str();
+  };
+  auto one = emitBody(false, req.gradient, "  ");
+  if (!one) return one.error();
+  auto lanesValue = emitBody(true, false, "      ");
+  if (!lanesValue) return lanesValue.error();
+  auto lanesGradient = req.gradient ? emitBody(true, true, "        ") : Result<std::string>(std::string());
+  if (!lanesGradient) return lanesGradient.error();
+  std::ostringstream o;
   o << "// Generated by `dmci emit` from " << req.origin << ": the value";
   if (req.gradient) o << " and gradient";
   o << " along one recorded path\n// (" << t.ops.size() << " operations, " << t.guards.size()
@@ -243,20 +274,31 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     << "#include <cmath>\n\n"
     << "static inline int " << req.function << "_one(const double* params, double* value, double* gradient) {\n"
     << "  (void)params;\n  (void)gradient;\n"
-    << body.str() << "}\n\n"
+    << *one << "}\n\n"
     << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
     << "  return " << req.function << "_one(params, value, gradient);\n}\n\n";
   // Lanes: params[p][lane], gradient[key][lane] (null: value only); ok[lane] = 1 where the lane kept the path.
-  const size_t np = static_cast<size_t>(std::max(t.params, 1)), nk = std::max<size_t>(req.leaves.size(), 1);
+  // Every lane computes every operation (a lane off the path gets numbers nobody reads), in chunks of 64 lanes
+  // whose verdicts are kept as 64-bit words and narrowed to bytes after: a loop over doubles that also stores
+  // bytes does not vectorise.
+  auto chunked = [&](const std::string& ind, const std::string& laneBody) {
+    return ind + "for (long c = 0; c < n; c += 64) {\n" + ind + "  const long m = n - c < 64 ? n - c : 64;\n" + ind +
+           "  long long good[64];\n" + ind + "  for (long j = 0; j < m; ++j) {\n" + laneBody + ind + "  }\n" + ind +
+           "  for (long j = 0; j < m; ++j) verdict[c + j] = static_cast<unsigned char>(good[j]);\n" + ind + "}\n";
+  };
   o << "extern \"C\" void " << req.function
     << "_lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) {\n"
-    << "  for (long l = 0; l < n; ++l) {\n"
-    << "    double p[" << np << "], g[" << nk << "];\n";
-  for (int32_t k = 0; k < t.params; ++k) o << "    p[" << k << "] = params[" << k << "][l];\n";
-  o << "    ok[l] = " << req.function << "_one(p, &value[l], gradient ? g : nullptr) == 0;\n"
-    << "    if (ok[l] && gradient) {\n";
-  for (size_t k = 0; k < req.leaves.size(); ++k) o << "      gradient[" << k << "][l] = g[" << k << "];\n";
-  o << "    }\n  }\n}\n";
+    << "  (void)params;\n  (void)gradient;\n"
+    << "  double* __restrict out = value;\n"
+    << "  unsigned char* __restrict verdict = ok;\n";
+  for (int32_t k = 0; k < t.params; ++k) o << "  const double* __restrict p" << k << " = params[" << k << "];\n";
+  if (req.gradient) {
+    o << "  if (gradient) {\n";
+    for (size_t k = 0; k < req.leaves.size(); ++k)
+      o << "    double* __restrict g" << k << " = gradient[" << k << "];\n";
+    o << chunked("    ", *lanesGradient) << "    return;\n  }\n";
+  }
+  o << chunked("  ", *lanesValue) << "}\n";
   return o.str();
 }
 

@@ -263,15 +263,18 @@ class ReplayRun final : public PreparedRun {
       if (auto err = batch->run(p, n, vdst.data(), g, ok.data())) return *err;
       return finishLanes(pick, n, ok, value, grad, out, tally);
     }
-    const size_t blocks = (n + replay::kBlock - 1) / replay::kBlock;
+    // A compiled lane loop takes larger slices than the replayer's blocks: its calls and pointer tables are then
+    // a small part of the work (the slices of 8 blocks keep every core busy from 2^14 lanes on).
+    const size_t slice = fn ? size_t{8} * replay::kBlock : size_t{replay::kBlock};
+    const size_t blocks = (n + slice - 1) / slice;
     // A thread for every 8 blocks at least: starting one costs more than a few blocks.
     const int threads =
         static_cast<int>(std::clamp<size_t>((blocks + 7) / 8, 1, static_cast<size_t>(laneThreads(opts_))));
     std::atomic<size_t> next{0};
     auto work = [&](replay::Workspace& ws) {
       for (size_t b; (b = next.fetch_add(1)) < blocks;) {
-        const size_t from = b * replay::kBlock;
-        const int count = static_cast<int>(std::min<size_t>(replay::kBlock, n - from));
+        const size_t from = b * slice;
+        const int count = static_cast<int>(std::min<size_t>(slice, n - from));
         if (fn)
           runCompiled(*fn, src, from, count, vdst, gdst, ok.data() + from);
         else
