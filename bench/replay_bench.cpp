@@ -12,17 +12,22 @@
 // (recording pays when one record + one replay costs at most two interpreted runs).
 // Programs as the batch bench's: alpha_x2 `(* alpha (* x x))`, poly3 (recursive, n = 3), divergent (lanes
 // differ in recursion depth and branch taken).
+// BM_Kalman/<engine>/<B>: the 80-step, 2-state Kalman filter log-likelihood (bench/KalmanFilter.h) and its
+// gradient in 4 parameters, B = 1 (one seed through run()) and B = 4096 (lanes); engine `hand` is the filter
+// written by hand in C++ with its reverse pass. Every engine's gradient is checked against the hand one first.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdlib>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "BatchPrograms.h"
+#include "KalmanFilter.h"
 #include "driver/Engine.h"
 #include "driver/Program.h"
 #include "replay/Replay.h"
@@ -217,6 +222,73 @@ void BM_RecordThenReplay(benchmark::State& state, const Case& c) {
   }
 }
 
+// The filter's parameters in lane l of b: phi varies, the rest is fixed.
+std::vector<double> kalmanTheta(int64_t l, int64_t b) {
+  return {0.85 + 0.1 * static_cast<double>(l) / static_cast<double>(b), 0.95, 0.1, 0.2};
+}
+
+void BM_Kalman(benchmark::State& state, const std::string& engineName) {
+  const int64_t b = state.range(0);
+  auto engine = engineNamed(engineName);
+  if (!engine) return state.SkipWithError(engine.error().message.c_str());
+  auto prog = Program::fromText(bench::kalmanSource(), "kalman.scm");
+  if (!prog) return state.SkipWithError(prog.error().str().c_str());
+  EvalOptions o;
+  o.route = route();
+  o.wrt = bench::kalmanParams();
+  auto run = (*engine)->prepare(*prog, bench::kalmanParams(), o);
+  if (!run) return state.SkipWithError(run.error().str().c_str());
+  std::vector<double> seed = kalmanTheta(0, 1), hand(4);
+  const double expected = bench::kalmanByHand(seed.data(), hand.data());
+  auto first = (*run)->run(seed);  // records the trace; the engine must agree with the hand-written filter
+  if (!first) return state.SkipWithError(first.error().str().c_str());
+  double worst = std::fabs(first->value - expected) / std::max(1.0, std::fabs(expected));
+  for (size_t k = 0; k < 4 && k < first->gradient.size(); ++k)
+    worst = std::max(worst, std::fabs(first->gradient[k].second - hand[k]) / std::max(1.0, std::fabs(hand[k])));
+  if (first->gradient.size() != 4 || worst > 1e-9)
+    return state.SkipWithError(("disagrees with the hand-written filter: " + std::to_string(worst)).c_str());
+  std::vector<std::vector<double>> values(4, std::vector<double>(static_cast<size_t>(b)));
+  for (int64_t l = 0; l < b; ++l) {
+    auto th = kalmanTheta(l, b);
+    for (size_t k = 0; k < 4; ++k) values[k][static_cast<size_t>(l)] = th[k];
+  }
+  if (b > 1 && !(*run)->runLanes(values, b)) return state.SkipWithError("lanes failed");
+  for (auto _ : state) {
+    if (b == 1)
+      benchmark::DoNotOptimize((*run)->run(seed));
+    else
+      benchmark::DoNotOptimize((*run)->runLanes(values, b));
+  }
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+}
+
+// The hand-written filter: one lane, or B lanes on every core as the engines run them.
+void BM_KalmanHand(benchmark::State& state) {
+  const int64_t b = state.range(0);
+  std::vector<std::vector<double>> theta;
+  for (int64_t l = 0; l < b; ++l) theta.push_back(kalmanTheta(l, b));
+  std::vector<double> value(static_cast<size_t>(b)), grad(static_cast<size_t>(4 * b));
+  const unsigned threads = b == 1 ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  for (auto _ : state) {
+    auto range = [&](int64_t lo, int64_t hi) {
+      for (int64_t l = lo; l < hi; ++l)
+        value[static_cast<size_t>(l)] =
+            bench::kalmanByHand(theta[static_cast<size_t>(l)].data(), grad.data() + 4 * static_cast<size_t>(l));
+    };
+    if (threads == 1) {
+      range(0, b);
+    } else {
+      std::vector<std::thread> pool;
+      for (unsigned t = 0; t < threads; ++t) pool.emplace_back(range, b * t / threads, b * (t + 1) / threads);
+      for (auto& th : pool) th.join();
+    }
+    benchmark::DoNotOptimize(value.data());
+  }
+  state.counters["evals_per_s"] =
+      benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
+}
+
 const bool kRegistered = [] {
   for (const auto& c : cases()) {
     for (const char* e : {"native", "tensor", "tensor-replay", "replay", "compiled"})
@@ -232,6 +304,17 @@ const bool kRegistered = [] {
   }
   benchmark::RegisterBenchmark("BM_Hand/alpha_x2", BM_Hand)->Arg(1)->Arg(65536)->UseRealTime();
   benchmark::RegisterBenchmark("BM_Hand/poly3", BM_HandPoly3)->Arg(1)->Arg(65536)->UseRealTime();
+  for (const char* e : {"native", "replay", "compiled"})
+    benchmark::RegisterBenchmark((std::string("BM_Kalman/") + e).c_str(), BM_Kalman, std::string(e))
+        ->Arg(1)
+        ->Arg(4096)
+        ->UseRealTime()
+        ->Unit(benchmark::kMicrosecond);
+  benchmark::RegisterBenchmark("BM_Kalman/hand", BM_KalmanHand)
+      ->Arg(1)
+      ->Arg(4096)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
   return true;
 }();
 
