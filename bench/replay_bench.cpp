@@ -215,9 +215,9 @@ void BM_RecordThenReplay(benchmark::State& state, const Case& c) {
   double v, g[2];
   for (auto _ : state) {
     replay::Trace t;
-    benchmark::DoNotOptimize(ev.record(seed, t));
+    benchmark::DoNotOptimize(ev.record(seed, t, false));  // as the engine records: the trace replays the gradient
     replay::Replayer rep(std::move(t), leaves, true);
-    ws.owner = nullptr;
+    ws.oneOwner = nullptr;
     benchmark::DoNotOptimize(rep.runOne(seed.data(), v, g, ws));
   }
 }

@@ -178,7 +178,7 @@ Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
   });
 }
 
-Result<Evaluation> Evaluator::record(const std::vector<double>& values, replay::Trace& trace) {
+Result<Evaluation> Evaluator::record(const std::vector<double>& values, replay::Trace& trace, bool nativeGradient) {
   if (!setup_) return setupErr_;
   trace = replay::Trace{};
   if (!opts_.leafParameters) {
@@ -202,7 +202,9 @@ Result<Evaluation> Evaluator::record(const std::vector<double>& values, replay::
   if (mark_.tape > 0) trace.notReplayable = "the evaluator computed with leaves while preparing";
   recorder_ = &rec;
   rt_.trace = &rec;
+  skipReplayableGradient_ = !nativeGradient;
   auto r = run(values);
+  skipReplayableGradient_ = false;
   rt_.trace = nullptr;
   recorder_ = nullptr;
   if (!r && trace.replayable()) trace.notReplayable = "the run failed: " + r.error().message;
@@ -249,6 +251,8 @@ Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& liter
   ev.counters.add("heap_cells", static_cast<double>(ev.heapCells));
   ev.counters.add("tape_entries", static_cast<double>(ev.tapeEntries));
   if (!opts_.gradient) return ev;
+  if (skipReplayableGradient_ && recorder_ && static_cast<replay::Recorder*>(recorder_)->trace().replayable())
+    return ev;
   rt_.backward(out, adj_);
   const std::vector<double>& adj = adj_;
   auto grad = [&](int32_t slot) { return slot >= 0 && slot < static_cast<int32_t>(adj.size()) ? adj[slot] : 0.0; };

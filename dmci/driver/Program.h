@@ -57,8 +57,10 @@ class Evaluator {
   // Prepares `p` first (prepareProgram), for these parameter names.
   Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts);
   Result<Evaluation> run(const std::vector<double>& values);
-  // Runs once and records the run's trace (replay/Trace.h). Needs EvalOptions::leafParameters.
-  Result<Evaluation> record(const std::vector<double>& values, replay::Trace& trace);
+  // Runs once and records the run's trace (replay/Trace.h). Needs EvalOptions::leafParameters. With
+  // `nativeGradient` false the native reverse sweep is left out when the trace came out replayable (the caller
+  // replays the trace for the gradient: recording then costs a forward run); the result has no gradient then.
+  Result<Evaluation> record(const std::vector<double>& values, replay::Trace& trace, bool nativeGradient = true);
   // The gradient's keys in Evaluation::gradient's order, each with the tape leaves whose adjoints it sums (a
   // wrt name: its parameter's leaf, or none; a literal key: every literal at that position). After one run.
   std::vector<std::pair<std::string, std::vector<int32_t>>> gradientLeaves() const;
@@ -87,7 +89,8 @@ class Evaluator {
   // change between runs, so this is computed once).
   std::vector<std::pair<std::string, std::vector<size_t>>> literalKeys_;
   bool literalKeysReady_ = false;
-  TraceSink* recorder_ = nullptr;  // set by record()
+  TraceSink* recorder_ = nullptr;        // set by record()
+  bool skipReplayableGradient_ = false;  // set by record(..., false)
 
   void prepare(const PreparedProgram& p);
   Evaluation finish(const Value& out, const std::vector<Literal>& literals);

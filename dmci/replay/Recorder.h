@@ -29,6 +29,7 @@ class Recorder final : public TraceSink {
   void applied(int prim, const Value* args, int argc, Value& result) override;
   // The run's value: the trace's output, or why it cannot be one.
   void finish(const Value& out);
+  const Trace& trace() const { return t_; }
 
  private:
   Runtime& rt_;

@@ -102,25 +102,29 @@ Replayer::Replayer(Trace trace, std::vector<std::vector<int32_t>> gradient, bool
       nconst_(static_cast<int32_t>(t_.consts.size())) {}
 
 void Replayer::prepare(Workspace& ws) const {
-  const size_t rows = static_cast<size_t>(nconst_ + t_.slots);
   if (ws.owner == this) return;
   ws.owner = this;
+  const size_t rows = static_cast<size_t>(nconst_ + t_.slots);
   ws.val.assign(rows * kBlock, 0.0);
   ws.adj.assign(static_cast<size_t>(t_.slots) * kBlock, 0.0);
-  ws.one.assign(rows, 0.0);
-  ws.oneAdj.assign(static_cast<size_t>(t_.slots), 0.0);
   ws.ok.assign(kBlock, 1);
   ws.rt.taping = false;
   // Constants and the literals' leaves are the same in every lane: written once.
-  for (int32_t k = 0; k < nconst_; ++k) {
+  for (int32_t k = 0; k < nconst_; ++k)
     std::fill_n(ws.val.data() + static_cast<size_t>(k) * kBlock, kBlock, t_.consts[static_cast<size_t>(k)]);
-    ws.one[static_cast<size_t>(k)] = t_.consts[static_cast<size_t>(k)];
-  }
-  for (int32_t s = t_.params; s < t_.leaves; ++s) {
-    double x = t_.leafValues[static_cast<size_t>(s)];
-    std::fill_n(ws.val.data() + static_cast<size_t>(row(s)) * kBlock, kBlock, x);
-    ws.one[static_cast<size_t>(row(s))] = x;
-  }
+  for (int32_t s = t_.params; s < t_.leaves; ++s)
+    std::fill_n(ws.val.data() + static_cast<size_t>(row(s)) * kBlock, kBlock, t_.leafValues[static_cast<size_t>(s)]);
+}
+
+void Replayer::prepareOne(Workspace& ws) const {
+  if (ws.oneOwner == this) return;
+  ws.oneOwner = this;
+  ws.one.assign(static_cast<size_t>(nconst_ + t_.slots), 0.0);
+  ws.oneAdj.assign(static_cast<size_t>(t_.slots), 0.0);
+  ws.rt.taping = false;
+  std::copy(t_.consts.begin(), t_.consts.end(), ws.one.begin());
+  for (int32_t s = t_.params; s < t_.leaves; ++s)
+    ws.one[static_cast<size_t>(row(s))] = t_.leafValues[static_cast<size_t>(s)];
 }
 
 void Replayer::laneArgs(int32_t first, int32_t argc, const double* v, int stride, int l, Workspace& ws) const {
@@ -274,7 +278,7 @@ void Replayer::reverse(const double* v, double* adj, int stride, int n) const {
 }
 
 bool Replayer::runOne(const double* params, double& value, double* gradient, Workspace& ws) const {
-  prepare(ws);
+  prepareOne(ws);
   double* v = ws.one.data();
   for (int32_t p = 0; p < t_.params; ++p) v[row(p)] = params[p];
   uint8_t ok = 1;

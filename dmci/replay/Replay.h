@@ -30,7 +30,10 @@ struct Workspace {
   std::vector<uint8_t> ok;
   std::vector<Value> args;
   Runtime rt;
-  const void* owner = nullptr;  // the Replayer whose constants the buffers hold
+  // The Replayer whose constants the buffers hold: the block's (val, adj, ok) and the one lane's (one, oneAdj),
+  // prepared apart, so that a single lane never pays for a block's buffers.
+  const void* owner = nullptr;
+  const void* oneOwner = nullptr;
 };
 
 class Replayer {
@@ -47,7 +50,8 @@ class Replayer {
   // on the path, and ok[lane - from] (1: on the path).
   void runBlock(const std::vector<std::vector<double>>& params, size_t from, int n, std::vector<double>& value,
                 std::vector<std::vector<double>>& gradient, uint8_t* ok, Workspace& ws) const;
-  void prepare(Workspace& ws) const;
+  void prepare(Workspace& ws) const;     // the block's buffers
+  void prepareOne(Workspace& ws) const;  // the one lane's
 
  private:
   Trace t_;

@@ -37,6 +37,8 @@ class ReplayRun final : public PreparedRun {
       auto r = rerun(values, tally);
       if (!r) return r.error();
       if (!replayOne(values, ev)) {  // the path's trace is not replayable, or the cache is full: interpreted
+        if (gradientSkipped_) r = native_.run(values);  // (a trace that fails its own seed: never expected)
+        if (!r) return r.error();
         ++tally.interpreted;
         ev = std::move(*r);
         ev.counters = {};
@@ -130,8 +132,9 @@ class ReplayRun final : public PreparedRun {
   size_t batchRefused_ = 0;
   std::vector<std::string> gradientKeys_;
   replay::Workspace one_;
-  std::vector<double> oneGrad_;  // one seed's gradient, reused
-  size_t notReplayable_ = 0;     // paths recorded whose traces cannot be replayed
+  std::vector<double> oneGrad_;   // one seed's gradient, reused
+  size_t notReplayable_ = 0;      // paths recorded whose traces cannot be replayed
+  bool gradientSkipped_ = false;  // the last rerun recorded a replayable trace and left out the native gradient
 
   static EvalOptions recordingOptions(EvalOptions o) {
     o.leafParameters = true;
@@ -163,15 +166,19 @@ class ReplayRun final : public PreparedRun {
     out.gradient.assign(gradientKeys_.size(), std::vector<double>(lanes, 0.0));
   }
 
-  // The native run of one seed, recording its path's trace while the cache has room.
+  // The native run of one seed, recording its path's trace while the cache has room. A path whose trace is
+  // cached gets no native gradient (gradientSkipped_): the trace is replayed for it, so recording costs a
+  // forward run.
   Result<Evaluation> rerun(const std::vector<double>& seed, Tally& tally) {
+    gradientSkipped_ = false;
     if (traces_.size() >= kMaxTraces || notReplayable_ > 0) return native_.run(seed);
     replay::Trace t;
-    auto r = native_.record(seed, t);
+    auto r = native_.record(seed, t, false);
     if (!r) return r;
     ++tally.recorded;
+    gradientSkipped_ = opts_.gradient && t.replayable();
     if (gradientKeys_.empty())
-      for (const auto& [key, g] : r->gradient) gradientKeys_.push_back(key);
+      for (const auto& [key, slots] : native_.gradientLeaves()) gradientKeys_.push_back(key);
     if (!t.replayable()) {
       ++notReplayable_;
       return r;
