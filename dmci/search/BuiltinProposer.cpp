@@ -220,6 +220,7 @@ Proposal BuiltinProposer::propose(const Candidate& parent, const Candidate& othe
   for (int attempt = 0; attempt < 20; ++attempt) {
     const std::string& name = editNames()[menu(rng)];
     auto child = edit(name, parent, other, rng);
+    if (child) simplify(child->value());  // no constant subtree spends the size limit
     if (!child || (child->forms == parent.forms && child->params == parent.params)) continue;
     if (complexity(child->value()) > g_.maxSize || depth(child->value()) > g_.maxDepth) continue;
     return {std::move(*child), name};

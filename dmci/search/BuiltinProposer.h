@@ -12,7 +12,8 @@
 //   simplify   constant folding and the identities x·1, x+0, x-0, x/1, x^1
 //
 // Edits enter only operator nodes (lists headed by a known operator); any other form (a let, a lambda, an if) is
-// one opaque leaf. A result over the size or depth limit, or equal to its parent, is drawn again.
+// one opaque leaf. Every child is simplified (so that no constant subtree spends the size limit); a result over
+// the size or depth limit, or equal to its parent, is drawn again.
 #pragma once
 #include <optional>
 #include <random>

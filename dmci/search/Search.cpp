@@ -323,9 +323,7 @@ class Loop {
     auto& members = st_.islands[island];
     members.push_back(m);
     if (members.size() <= static_cast<size_t>(s_.population)) return;
-    auto worst = std::max_element(members.begin(), members.end(),
-                                  [](const Member& a, const Member& b) { return fitness(a) < fitness(b); });
-    members.erase(worst);
+    members.erase(members.begin());  // the oldest leaves (regularized evolution); the archive keeps the elites
   }
 
   void migrate() {

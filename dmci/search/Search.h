@@ -7,8 +7,9 @@
 // generations, adds its programs. A child whose canonical hash was seen before is drawn again (up to eight
 // times) and never evaluated twice. The batch is scored on `jobs` threads and taken in batch order, so the
 // search is the same for any number of jobs: every random draw is made on the one thread, from the seed, and a
-// candidate's fit is seeded by its place. A scored child joins its island (the worst member leaves when the
-// island is full) and is offered to the archive; a failed one is kept, with its error, for the next prompt.
+// candidate's fit is seeded by its place. A scored child joins its island (the oldest member leaves when the
+// island is full: regularized evolution, which keeps islands exploring while the archive keeps the elites) and
+// is offered to the archive; a failed one is kept, with its error, for the next prompt.
 // Every `migrateEvery` generations each island receives the best member of the next. The state after each
 // generation can be saved (JSON) and a search resumed from it continues as the uninterrupted one would.
 #pragma once
