@@ -179,7 +179,6 @@ int searchCommand(const SearchArgs& a) {
   try {
     if (!a.out.empty() && !a.resume.empty() && a.out != a.resume)
       throw UsageError{"--resume DIR writes back into DIR: give --out DIR with the same folder, or leave it out"};
-    if (!a.split.empty() && a.holdout != 0.2) throw UsageError{"give --holdout or --split, not both"};
     std::string dataText = slurp(a.data);
     auto table = fit::parseDataTable(dataText, a.data);
     if (!table) return reportError(table.error(), a.json);
@@ -224,15 +223,17 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of every random draw (and of the --holdout rows)")->capture_default_str();
   cmd->add_option("--jobs,-j", a.jobs,
-                  "candidates scored in parallel (0: one per hardware thread); the result is "
-                  "the same for any number")
+                  "candidates scored in parallel (0: one per hardware thread); a seed gives the same search for any "
+                  "number, unless --seconds or a candidate's time budget cuts it")
+      ->check(CLI::Range(0, 4096))
       ->capture_default_str();
   cmd->add_option("--evals", a.evals, "stop after this many evaluations (default 2000 when --seconds is not given)");
   cmd->add_option("--seconds", a.seconds, "stop after this much time");
   cmd->add_option("--goal", a.goal, "stop once the best held-out RMSE is at most this");
-  cmd->add_option("--holdout", a.holdout, "score on this fraction of the rows, held out (seeded)")
-      ->capture_default_str();
-  cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest");
+  auto* holdout = cmd->add_option("--holdout", a.holdout, "score on this fraction of the rows, held out (seeded)")
+                      ->capture_default_str();
+  cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest")
+      ->excludes(holdout);
   cmd->add_flag("--no-gradient", a.noGradient,
                 "fit nothing: constants change only by the proposer's edits (the baseline for exact gradients)");
   cmd->add_option("--proposer", a.proposer,
@@ -241,15 +242,26 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--proposer-timeout", a.proposerTimeout, "seconds before the proposer is killed")
       ->capture_default_str();
   cmd->add_option("--proposer-every", a.proposerEvery, "ask the external proposer every N generations")
+      ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
   cmd->add_option("--iterations", a.iterations, "L-BFGS iterations per start of a candidate's fit")
       ->capture_default_str();
   cmd->add_option("--restarts", a.restarts, "further jittered starts of a candidate's fit")->capture_default_str();
-  cmd->add_option("--islands", a.islands, "islands of the population")->capture_default_str();
-  cmd->add_option("--population", a.population, "members per island")->capture_default_str();
-  cmd->add_option("--children", a.children, "children per island per generation")->capture_default_str();
-  cmd->add_option("--max-size", a.maxSize, "the most nodes an edited program may have")->capture_default_str();
-  cmd->add_option("--max-depth", a.maxDepth, "the deepest an edited program may nest")->capture_default_str();
+  cmd->add_option("--islands", a.islands, "islands of the population")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--population", a.population, "members per island")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--children", a.children, "children per island per generation")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--max-size", a.maxSize, "the most nodes an edited program may have")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--max-depth", a.maxDepth, "the deepest an edited program may nest")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
   cmd->add_option("--candidate-seconds", a.candidateSeconds,
                   "time budget of one run of a candidate (its fit: five times this)")
       ->capture_default_str();
