@@ -71,6 +71,7 @@ class Driver {
       auto opt = make_(startOf(st_.restart), settingsOf(st_.restart));
       if (resumed) opt->load(st_.optimizer);
       resumed = false;
+      if (st_.iteration == 0 && !st_.current.found) keepStart(*opt);
       while (!st_.restartDone && st_.iteration < s_.steps && stop_.empty()) iterate(*opt);
       if (!stop_.empty() && !st_.current.found) break;
       st_.current.iterations = st_.iteration;
@@ -145,6 +146,14 @@ class Driver {
     bool due = seconds() - lastCheckpoint_ >= s_.checkpointSeconds || st_.restartDone || st_.iteration == s_.steps;
     if (!s_.checkpoint.empty() && due) checkpoint(opt);
     if (progress_) progress_(p);
+  }
+
+  // The restart's start is a candidate too: no iterate may come out worse than where the restart began. A
+  // gradient method's first step evaluates the start anyway (the coordinates remember it), so it costs nothing.
+  void keepStart(Optimizer& opt) {
+    std::vector<double> u = startOf(st_.restart), grad;
+    const double loss = f_.loss(u, opt.usesGradient() ? &grad : nullptr);
+    if (std::isfinite(loss)) keepBest(u, loss, model_.holdoutLoss(f_.theta(u)));
   }
 
   void keepBest(const std::vector<double>& u, double loss, std::optional<double> holdout) {

@@ -42,9 +42,11 @@ Result<std::string> dataDefinitions(const std::vector<DataBinding>& bindings) {
 }
 
 // The literal keys of the user's program, from one gradient evaluation at the start (row 0 in data mode).
-Result<std::vector<std::string>> literalKeysOf(const Program& p, const std::vector<SeedValue>& seed) {
+Result<std::vector<std::string>> literalKeysOf(const Program& p, const std::vector<SeedValue>& seed,
+                                               const Budget& budget) {
   EvalOptions o;
   o.wrtLiterals = true;
+  o.budget = budget;  // the fit's own budget: a program that loops stops here as it would in the fit
   auto ev = nativeEngine().evaluate(p, seed, o);
   if (!ev) return ev.error();
   std::vector<std::string> keys;
@@ -313,7 +315,7 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   auto f = fittedParameters(s, w, free);
   if (!f) return f.error();
   if (w.literals) {
-    auto keys = literalKeysOf(*user, startSeed(s, free));
+    auto keys = literalKeysOf(*user, startSeed(s, free), s.options.budget);
     if (!keys) return keys.error();
     auto sites = findLiterals(s.programText, s.programPath, *keys, free);
     if (!sites) return sites.error();

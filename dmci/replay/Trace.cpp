@@ -58,10 +58,13 @@ std::string exact(double x) {
   return buf;
 }
 
-std::string refText(Ref r) { return isConst(r) ? "c" + std::to_string(constIndex(r)) : "s" + std::to_string(r); }
+// A slot's or constant's name: "s7", "c2". (Built by insert, not "s" + to_string: GCC 12 warns falsely there.)
+std::string named(char prefix, int32_t n) { return std::to_string(n).insert(0, 1, prefix); }
+
+std::string refText(Ref r) { return isConst(r) ? named('c', constIndex(r)) : named('s', r); }
 
 std::string argText(const Value& v) {
-  if (v.tag == Tag::Real) return v.i >= 0 ? "s" + std::to_string(v.i) : exact(v.num);
+  if (v.tag == Tag::Real) return v.i >= 0 ? named('s', v.i) : exact(v.num);
   if (v.tag == Tag::Bool) return v.i ? "#t" : "#f";
   if (v.tag == Tag::Nil) return "()";
   if (v.tag == Tag::Char) return "#\\" + std::string(1, static_cast<char>(v.i));
@@ -72,7 +75,10 @@ std::string argText(const Value& v) {
 
 std::string argsText(const Trace& t, int32_t first, int32_t argc) {
   std::string s;
-  for (int32_t k = 0; k < argc; ++k) s += " " + argText(t.args[static_cast<size_t>(first + k)]);
+  for (int32_t k = 0; k < argc; ++k) {
+    s += ' ';
+    s += argText(t.args[static_cast<size_t>(first + k)]);
+  }
   return s;
 }
 

@@ -313,6 +313,20 @@ TEST(FitErrors, ALossThatBecomesNaNStopsTheFitAndKeepsTheBestParameters) {
   EXPECT_GE(r.theta[0], 0);
 }
 
+TEST(FitDriver, NoIterateWorseThanTheStartIsReturned) {
+  // Started next to the optimum, Adam with a huge step jumps far away and does not come back within 3 steps:
+  // the start is the best point met, and it is what the fit returns.
+  auto csv = table({"t", "y"}, 10, [](size_t i) { return std::vector<double>{1.0 + i, 2.0 * (1.0 + i)}; });
+  DataFit f("(* a t)", csv, {{"a", 2.01}});
+  FitSettings s;
+  s.optimizer = "adam", s.steps = 3, s.method.lr = 100;
+  auto r = runFit(*f.model, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  ASSERT_EQ(r->theta.size(), 1u);
+  EXPECT_EQ(r->theta[0], 2.01);
+  for (const auto& p : r->curve) EXPECT_GT(p.loss, r->loss);  // every iterate was worse
+}
+
 TEST(FitErrors, AnUnknownOptimizerIsAnErrorListingTheOptimizers) {
   auto m = optimizerNamed("sgd");
   ASSERT_FALSE(m.ok());
