@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "driver/Program.h"
+#include "lower/Control.h"
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
 #include "mce/Mce.h"
@@ -33,6 +34,7 @@ Result<PreparedProgram> prepareProgram(const Program& p, std::vector<std::string
     out.params = std::move(params);
     out.linked = linkPrelude(p.core(), out.params);
     out.valuePos = valuePosition(out.linked.get());
+    out.linked = convertControl(out.linked, out.params);
     if (opts.route == Route::Direct) {
       auto g = lower(out.linked, LowerOptions{out.params});
       if (!g) throw DmciError(g.error());

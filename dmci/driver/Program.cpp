@@ -10,6 +10,7 @@
 #include "driver/Engine.h"
 #include "engine/ValueText.h"
 #include "expand/Expand.h"
+#include "lower/Control.h"
 #include "lower/FreeVars.h"
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
@@ -90,7 +91,7 @@ std::vector<std::string> Program::freeParameters() const {
 
 Result<ComputeGraph> Program::compile(const std::vector<std::string>& params) const {
   return catchErrors([&]() -> ComputeGraph {
-    auto g = lower(linkPrelude(core_, params), LowerOptions{params});
+    auto g = lower(convertControl(linkPrelude(core_, params), params), LowerOptions{params});
     if (!g) throw DmciError(g.error());
     return std::move(*g);
   });
