@@ -89,8 +89,11 @@ class Evaluator {
   bool literalKeysReady_ = false;
   TraceSink* recorder_ = nullptr;  // set by record()
 
+  std::vector<SrcPos> lanternLiterals_;  // lantern routes: the literal leaves' positions, in the result's order
+
   void prepare(const PreparedProgram& p);
   Evaluation finish(const Value& out, const std::vector<Literal>& literals);
+  Evaluation finishLantern(const Value& out);
 };
 
 }  // namespace dmci
