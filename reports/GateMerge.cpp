@@ -61,6 +61,8 @@ gate::PairErrors readErrors(const Fields& e) {
   out.dmciVsFd = e.maybeNumber("dmci_vs_fd");
   out.closedForm = e.maybeNumber("closed_form");
   out.batchedVsAlone = e.maybeNumber("batched_vs_alone");
+  if (e.has("lantern_vs_direct")) out.lanternVsDirect = e.maybeNumber("lantern_vs_direct");
+  if (e.has("lantern_vs_fd")) out.lanternVsFd = e.maybeNumber("lantern_vs_fd");
   Fields byRoute = e.object("by_route");
   for (const auto& [name, v] : byRoute.raw().items()) {
     auto route = parseRoute(name);

@@ -203,6 +203,37 @@ TEST(Gate, APlantedSinFaultFailsExactlyThePairsThatUseSin) {
   }
 }
 
+TEST(Gate, TheLanternRouteAgreesOnTheWholeTestCorpus) {
+  GateOptions opts;
+  opts.jobs = 2;
+  opts.lantern = true;
+  GateRun run = runGate(kCorpus, corpus().pairs, opts);
+  EXPECT_TRUE(gatePassed(run));
+  for (const auto& r : run.results) {
+    EXPECT_EQ(r.routes.back().route, Route::Lantern) << r.pair.name;
+    ASSERT_TRUE(r.errors.lanternVsDirect.has_value()) << r.pair.name << "\n" << allReasons(r);
+    EXPECT_LE(*r.errors.lanternVsDirect, 1e-12) << r.pair.name;
+  }
+}
+
+TEST(Gate, APlantedSinFaultIsAttributedToTheTapeByLantern) {
+  GatePair pair = pairNamed("trig/range/1");
+  GateOptions opts;
+  opts.lantern = true;
+  PairResult r;
+  {
+    FaultGuard fault("sin", 1.5);
+    r = checkPair(kCorpus, pair, opts);
+  }
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "disagreeing with the finite difference: direct, dmci; agreeing: lantern"))
+      << allReasons(r);
+  ASSERT_TRUE(r.errors.lanternVsFd.has_value());
+  EXPECT_LE(*r.errors.lanternVsFd, 1e-10);
+  ASSERT_TRUE(r.errors.lanternVsDirect.has_value());
+  EXPECT_GT(*r.errors.lanternVsDirect, 0.1);
+}
+
 TEST(Gate, PlantingAFaultOnAnUnknownPrimitiveThrows) {
   EXPECT_THROW(plantAdjointFault("no-such-prim", 2.0), std::invalid_argument);
   EXPECT_THROW(plantAdjointFault("floor", 2.0), std::invalid_argument);  // piecewise constant: no partial
