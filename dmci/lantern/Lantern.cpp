@@ -1,12 +1,16 @@
 // Builds the lantern routes' program: lantern.scm around the user's, its primitives rebound, its numbers duals.
 #include "lantern/Lantern.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <utility>
 
 #include "expand/Expand.h"
 #include "lower/Control.h"
+#include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
 #include "syntax/Reader.h"
 
@@ -79,6 +83,26 @@ const std::vector<Binding>& library() {
     defs = (*core)->bindings;
   });
   return defs;
+}
+
+// The library's definitions that `e` needs, directly or through each other, in the library's order.
+std::vector<Binding> libraryFor(const CoreExpr& e) {
+  const std::vector<Binding>& all = library();
+  std::map<std::string, size_t> index;
+  for (size_t k = 0; k < all.size(); ++k) index[all[k].first] = k;
+  std::vector<bool> needed(all.size(), false);
+  std::vector<std::string> work = freeVars(e);
+  while (!work.empty()) {
+    auto it = index.find(work.back());
+    work.pop_back();
+    if (it == index.end() || needed[it->second]) continue;
+    needed[it->second] = true;
+    for (const auto& n : freeVars(*all[it->second].second)) work.push_back(n);
+  }
+  std::vector<Binding> out;
+  for (size_t k = 0; k < all.size(); ++k)
+    if (needed[k]) out.push_back(all[k]);
+  return out;
 }
 
 ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
@@ -163,23 +187,21 @@ LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string
                     p);
   Literals lits(params.size());
   ExprPtr program = lits.rewrite(user);
-  // The primitives, under both their names (derived forms use the %-name: case's %eqv?).
+  // The primitives the program names, under the name it uses (derived forms use the %-name: case's %eqv?).
+  const std::vector<std::string> names = freeVars(*program);
+  std::set<std::string> used(names.begin(), names.end());
   std::vector<Binding> prims;
-  for (const auto& [name, mine] : rebound()) {
-    prims.emplace_back(name, ref(mine, p));
-    prims.emplace_back("%" + name, ref(mine, p));
-  }
-  for (const auto& name : onPrimals()) {
-    ExprPtr f = app({ref("%l-on-primals", p), ref("%" + name, p)}, p);
-    prims.emplace_back(name, f);
-    prims.emplace_back("%" + name, f);
-  }
-  for (const auto& name : lanternNotCovered()) {
-    ExprPtr f = app({ref("%l-not-covered", p), CoreExpr::constant(Datum::symbol(name, p), p)}, p);
-    prims.emplace_back(name, f);
-    prims.emplace_back("%" + name, f);
-  }
-  ExprPtr thunk = CoreExpr::lambda({}, false, CoreExpr::let(std::move(prims), program, p), p, "program");
+  auto rebind = [&](const std::string& name, const std::function<ExprPtr()>& mine) {
+    for (const std::string& n : {name, "%" + name})
+      if (used.count(n) && std::find(params.begin(), params.end(), n) == params.end()) prims.emplace_back(n, mine());
+  };
+  for (const auto& [name, mine] : rebound()) rebind(name, [&, m = mine] { return ref(m, p); });
+  for (const auto& name : onPrimals())
+    rebind(name, [&] { return app({ref("%l-on-primals", p), ref("%" + name, p)}, p); });
+  for (const auto& name : lanternNotCovered())
+    rebind(name, [&] { return app({ref("%l-not-covered", p), CoreExpr::constant(Datum::symbol(name, p), p)}, p); });
+  ExprPtr thunk =
+      CoreExpr::lambda({}, false, prims.empty() ? program : CoreExpr::let(std::move(prims), program, p), p, "program");
   // The seed's parameters and the literals as duals: the leaves, parameters first.
   std::vector<Binding> leaves;
   for (size_t i = 0; i < params.size(); ++i) leaves.emplace_back(params[i], leaf(i, ref(params[i], p), p));
@@ -187,7 +209,7 @@ LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string
   ExprPtr n = number(static_cast<double>(leaves.size()), p);
   ExprPtr run = app({ref("%l-finish", p), app({ref("%l-run", p), thunk, n}, p), n}, p);
   ExprPtr body = leaves.empty() ? run : CoreExpr::let(std::move(leaves), run, p);
-  return {CoreExpr::letrec(library(), body, p), std::move(lits.positions)};
+  return {CoreExpr::letrec(libraryFor(*body), body, p), std::move(lits.positions)};
 }
 
 std::vector<std::string> lanternCovered() {
