@@ -58,12 +58,13 @@
 
 ;; adjoints with g added to d's adjoint (unchanged when d is not a dual).
 (define (%l-add adjoints d g)
-  (if (%l-dual? d)
-      (let grow ((t (car adjoints)) (size (cdr adjoints)))
-        (if (< (%l-serial d) size)
-            (cons (%l-trie-add t size (%l-serial d) g) size)
-            (grow (if (null? t) '() (cons t '())) (* 2 size))))
-      adjoints))
+  (if (%l-dual? d) (%l-add-at (car adjoints) (cdr adjoints) (%l-serial d) g) adjoints))
+
+;; (trie . size) with g added at i, the trie doubled until i is in it.
+(define (%l-add-at t size i g)
+  (if (< i size)
+      (cons (%l-trie-add t size i g) size)
+      (%l-add-at (if (null? t) '() (cons t '())) (* 2 size) i g)))
 
 ;; d's adjoint, or '() when it has none.
 (define (%l-adjoint adjoints d)

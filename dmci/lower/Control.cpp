@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <utility>
@@ -23,6 +24,7 @@ struct Scope {
   std::string name, renamed;
   bool boxed = false;
   std::shared_ptr<const Scope> outer;
+  bool direct = false;  // a procedure left in direct style (see `directProcedures`)
 };
 using ScopePtr = std::shared_ptr<const Scope>;
 
@@ -67,8 +69,8 @@ class Converter {
       if (p->name == n) return p;
     return nullptr;
   }
-  static ScopePtr bind(ScopePtr s, const std::string& n, std::string renamed, bool boxed = false) {
-    return std::make_shared<const Scope>(Scope{n, std::move(renamed), boxed, std::move(s)});
+  static ScopePtr bind(ScopePtr s, const std::string& n, std::string renamed, bool boxed = false, bool direct = false) {
+    return std::make_shared<const Scope>(Scope{n, std::move(renamed), boxed, std::move(s), direct});
   }
 
   // A free reference to a primitive the engines run (not a library procedure, not a seed parameter).
@@ -140,6 +142,141 @@ class Converter {
     }
     ExprPtr body = convert(e.body, Cont{k, nullptr}, inner);
     return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name);
+  }
+
+  // --- procedures left in direct style ---
+
+  // The lambdas of a letrec group that cannot reach a shift: bodies without lambdas or letrecs, calling only
+  // primitives (not apply) and each other, and named only in operator position, so that no converted code
+  // ever calls them. They keep their own convention and are called like primitives: the conversion's cost
+  // (a continuation closure per non-tail call) goes only where control can be captured.
+  std::set<std::string> directProcedures(const CoreExpr& group, const Context& c) const {
+    std::set<std::string> names, out;
+    for (const auto& [name, init] : group.bindings) names.insert(name);
+    std::map<std::string, std::set<std::string>> calls;
+    for (const auto& [name, init] : group.bindings) {
+      std::set<std::string> bound(init->params.begin(), init->params.end()), callees;
+      if (init->kind == CoreKind::Lambda && firstOrder(*init->body, bound, names, c, callees) && !escapes(group, name))
+        calls[name] = callees, out.insert(name);
+    }
+    for (bool changed = true; changed;) {  // drop those that call a sibling that is not direct
+      changed = false;
+      for (const auto& [name, callees] : calls)
+        if (out.count(name))
+          for (const auto& q : callees)
+            if (!out.count(q)) out.erase(name), changed = true;
+    }
+    return out;
+  }
+
+  bool firstOrder(const CoreExpr& e, std::set<std::string> bound, const std::set<std::string>& group, const Context& c,
+                  std::set<std::string>& callees) const {
+    switch (e.kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+        return true;
+      case CoreKind::Lambda:
+      case CoreKind::Letrec:
+        return false;
+      case CoreKind::Let:
+        for (const auto& [n, init] : e.bindings)
+          if (!firstOrder(*init, bound, group, c, callees)) return false;
+        for (const auto& [n, init] : e.bindings) bound.insert(n);
+        return firstOrder(*e.body, bound, group, c, callees);
+      case CoreKind::App: {
+        const CoreExpr& f = *e.kids[0];
+        if (f.kind != CoreKind::Ref || bound.count(f.name)) return false;
+        if (group.count(f.name)) {
+          callees.insert(f.name);
+        } else {
+          int id = freePrimitive(f, c);
+          if (id < 0 || std::string(prim(id).name) == "apply" || prim(id).family == PrimFamily::Internal) return false;
+        }
+        for (size_t k = 1; k < e.kids.size(); ++k)
+          if (!firstOrder(*e.kids[k], bound, group, c, callees)) return false;
+        return true;
+      }
+      case CoreKind::If:
+      case CoreKind::Begin:
+        for (const auto& k : e.kids)
+          if (!firstOrder(*k, bound, group, c, callees)) return false;
+        return true;
+    }
+    return false;
+  }
+
+  // True when `name` appears anywhere in e other than as an operator (shadowing ignored: a conservative no).
+  static bool escapes(const CoreExpr& e, const std::string& name) {
+    switch (e.kind) {
+      case CoreKind::Const:
+        return false;
+      case CoreKind::Ref:
+        return e.name == name;
+      case CoreKind::Lambda:
+        return escapes(*e.body, name);
+      case CoreKind::Let:
+      case CoreKind::Letrec:
+        for (const auto& [n, init] : e.bindings)
+          if (escapes(*init, name)) return true;
+        return escapes(*e.body, name);
+      case CoreKind::App:
+        for (size_t k = e.kids[0]->kind == CoreKind::Ref ? 1 : 0; k < e.kids.size(); ++k)
+          if (escapes(*e.kids[k], name)) return true;
+        return false;
+      case CoreKind::If:
+      case CoreKind::Begin:
+        for (const auto& k : e.kids)
+          if (escapes(*k, name)) return true;
+        return false;
+    }
+    return true;
+  }
+
+  ExprPtr directLambda(const CoreExpr& e, const Context& c, const std::string& name) {
+    Context inner = c;
+    std::vector<std::string> params;
+    for (const auto& n : e.params) {
+      params.push_back(fresh("x"));
+      inner.scope = bind(inner.scope, n, params.back());
+    }
+    return CoreExpr::lambda(std::move(params), e.variadic, direct(e.body, inner), e.pos, name);
+  }
+
+  // A first-order body (see firstOrder) in direct style: its variables renamed, its direct callees by their
+  // converted names, a primitive as a value in the converted convention.
+  ExprPtr direct(const ExprPtr& e, const Context& c) {
+    switch (e->kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+        return atom(e, c);
+      case CoreKind::If:
+        return CoreExpr::if_(direct(e->kids[0], c), direct(e->kids[1], c), direct(e->kids[2], c), e->pos);
+      case CoreKind::Begin: {
+        std::vector<ExprPtr> kids;
+        for (const auto& k : e->kids) kids.push_back(direct(k, c));
+        return CoreExpr::begin(std::move(kids), e->pos);
+      }
+      case CoreKind::Let: {
+        Context inner = c;
+        std::vector<Binding> bs;
+        for (const auto& [n, init] : e->bindings) {
+          bs.emplace_back(fresh("x"), direct(init, c));
+          inner.scope = bind(inner.scope, n, bs.back().first);
+        }
+        return CoreExpr::let(std::move(bs), direct(e->body, inner), e->pos);
+      }
+      case CoreKind::App: {
+        const CoreExpr& f = *e->kids[0];
+        const Scope* s = find(c.scope, f.name);
+        std::vector<ExprPtr> kids{s ? ref(s->renamed, f.pos) : e->kids[0]};
+        for (size_t k = 1; k < e->kids.size(); ++k) kids.push_back(direct(e->kids[k], c));
+        return app(std::move(kids), e->pos);
+      }
+      case CoreKind::Lambda:
+      case CoreKind::Letrec:
+        break;
+    }
+    throw DmciError(ErrorKind::Graph, "control conversion: a direct-style procedure holds a lambda", e->pos);
   }
 
   // --- expressions ---
@@ -215,6 +352,7 @@ class Converter {
     for (const auto& [name, init] : e->bindings)
       if (init->kind == CoreKind::Lambda)
         for (const auto& n : freeVars(*init)) captured.insert(n);
+    const std::set<std::string> direct = directProcedures(*e, c);
     Context inner = c;
     std::vector<std::string> renamed;
     std::vector<bool> plain;  // bound by a let once its initialiser has run
@@ -222,13 +360,15 @@ class Converter {
       bool boxed = init->kind != CoreKind::Lambda && captured.count(name);
       plain.push_back(init->kind != CoreKind::Lambda && !boxed);
       renamed.push_back(fresh(boxed ? "b" : "f"));
-      if (!plain.back()) inner.scope = bind(inner.scope, name, renamed.back(), boxed);
+      if (!plain.back()) inner.scope = bind(inner.scope, name, renamed.back(), boxed, direct.count(name) > 0);
     }
     std::vector<Binding> boxes, lambdas;
     std::vector<size_t> later;  // bindings set in order
     for (size_t i = 0; i < e->bindings.size(); ++i) {
       const auto& [name, init] = e->bindings[i];
-      if (init->kind == CoreKind::Lambda) {
+      if (direct.count(name)) {
+        lambdas.emplace_back(renamed[i], directLambda(*init, inner, init->name.empty() ? name : init->name));
+      } else if (init->kind == CoreKind::Lambda) {
         lambdas.emplace_back(renamed[i], lambda(*init, inner, init->name.empty() ? name : init->name));
       } else {
         if (!plain[i]) boxes.emplace_back(renamed[i], app({ref("%box-new", e->pos)}, e->pos));
@@ -265,9 +405,12 @@ class Converter {
     if (isControl(f, c, "%shift")) return shift(*e->kids[1], k, c, p);
     std::vector<ExprPtr> args(e->kids.begin() + 1, e->kids.end());
     int id = freePrimitive(f, c);
-    if (id >= 0 && std::string(prim(id).name) != "apply") {
+    const Scope* callee = f.kind == CoreKind::Ref ? find(c.scope, f.name) : nullptr;
+    if (callee && callee->direct) id = -2;  // called like a primitive, by its converted name
+    if (id == -2 || (id >= 0 && std::string(prim(id).name) != "apply")) {
+      ExprPtr op = id == -2 ? ref(callee->renamed, f.pos) : e->kids[0];
       return atoms(args, 0, {}, c, [=, this](std::vector<ExprPtr> as) {
-        as.insert(as.begin(), e->kids[0]);
+        as.insert(as.begin(), op);
         ExprPtr call = app(std::move(as), p);
         if (!k.var.empty()) return app({ref(k.var, p), call}, p);
         std::string t = fresh("t");
