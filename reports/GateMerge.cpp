@@ -83,6 +83,7 @@ PairResult readPair(const Fields& p) {
   r.status = statusNamed(p, "status");
   r.reasons = p.texts("reasons");
   if (p.has("notes")) r.notes = p.texts("notes");
+  if (p.has("lantern_uncovered")) r.lanternUncovered = p.text("lantern_uncovered");
   readRoutes(p, r);
   r.errors = readErrors(p.object("errors"));
   if (p.has("lanes")) r.lanes = static_cast<size_t>(p.number("lanes"));

@@ -70,6 +70,7 @@ json pairJson(const gate::PairResult& r) {
          {"route_seconds", seconds}};
   if (!r.pair.note.empty()) o["note"] = r.pair.note;
   if (!r.notes.empty()) o["notes"] = r.notes;
+  if (!r.lanternUncovered.empty()) o["lantern_uncovered"] = r.lanternUncovered;
   if (r.lanes) o["lanes"] = r.lanes;
   if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
   return o;

@@ -71,6 +71,9 @@ void printSummary(const GateRun& run, const GateSummary& s) {
         "  %zu ill-conditioned: a value within %g times the oracle's rounding spread, not within the value "
         "tolerance\n",
         s.all.illConditioned, run.criteria.rounding);
+  if (s.all.lanternUncovered)
+    std::printf("  lantern: %zu pairs not run: they name primitives lantern.scm does not cover (tensors)\n",
+                s.all.lanternUncovered);
   for (const auto& d : s.comparisons) {
     if (d.errors.empty() && d.comparison.rfind("lantern", 0) == 0) continue;  // a run without --lantern
     char tol[32];

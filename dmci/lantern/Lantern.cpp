@@ -219,6 +219,14 @@ std::vector<std::string> lanternCovered() {
   return out;
 }
 
+std::vector<std::string> lanternUncoveredIn(const CoreExpr& user) {
+  std::vector<std::string> out;
+  const std::vector<std::string> names = freeVars(user);
+  for (const auto& n : lanternNotCovered())
+    if (std::find(names.begin(), names.end(), n) != names.end()) out.push_back(n);
+  return out;
+}
+
 std::vector<std::string> lanternNotCovered() {
   std::vector<std::string> out;
   for (const Primitive& q : primitives())

@@ -25,5 +25,7 @@ LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string
 // The primitives lantern.scm differentiates (for reports): their names, and those it does not cover.
 std::vector<std::string> lanternCovered();
 std::vector<std::string> lanternNotCovered();
+// The primitives a program names that lantern.scm does not cover (its run would stop at the first one used).
+std::vector<std::string> lanternUncoveredIn(const CoreExpr& user);
 
 }  // namespace dmci

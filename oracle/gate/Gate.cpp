@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "driver/Regex.h"
+#include "lantern/Lantern.h"
 #include "syntax/Datum.h"
 
 namespace dmci::gate {
@@ -426,7 +427,10 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
       std::vector<Route> routes = pair.routes;
       if (opts.lantern && std::find(routes.begin(), routes.end(), Route::Lantern) == routes.end())
         routes.push_back(Route::Lantern);
-      for (Route route : routes) r.routes.push_back(runRoute(*program, pair, route, opts));
+      for (const auto& name : lanternUncoveredIn(*program->core()))
+        r.lanternUncovered += (r.lanternUncovered.empty() ? "" : " ") + name;
+      for (Route route : routes)
+        if (!byLantern(route) || r.lanternUncovered.empty()) r.routes.push_back(runRoute(*program, pair, route, opts));
       r.oracle = runOracle(*program, pair, opts.fd);
       measureRounding(*program, r, opts);
       checkLanes(*program, r, opts);

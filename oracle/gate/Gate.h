@@ -101,7 +101,9 @@ struct PairResult {
   Status status = Status::Fail;
   std::vector<std::string> reasons;  // why it failed: comparison, key and numbers
   std::vector<std::string> notes;    // what passed only by a rule worth knowing (a value within rounding spread)
-  std::vector<RouteRun> routes;      // direct first
+  // Why the lantern route was not run: the primitives the program names that lantern.scm does not cover.
+  std::string lanternUncovered;
+  std::vector<RouteRun> routes;  // direct first
   OracleRun oracle;
   PairErrors errors;
   size_t lanes = 0;  // lanes run batched (and alone) per route; 0 for a pair without "lanes"

@@ -16,6 +16,7 @@ void count(StatusCounts& c, const PairResult& r) {
   else
     ++c.nondifferentiable;
   if (r.status != Status::Fail && !r.notes.empty()) ++c.illConditioned;
+  if (!r.lanternUncovered.empty()) ++c.lanternUncovered;
 }
 
 // Sorted by value, largest first, keeping the first `top`; ties keep manifest order.

@@ -216,6 +216,25 @@ TEST(Gate, TheLanternRouteAgreesOnTheWholeTestCorpus) {
   }
 }
 
+TEST(Gate, APairNamingATensorPrimitiveIsNotRunByLanternAndSaysWhy) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.file = "tensors/sum.scm";
+  p.bind = {{"x", 0.5}};
+  p.wrt = {"x"};
+  p.literals = false;
+  p.closedForm.clear();
+  p.closedValue.reset();
+  GateOptions opts;
+  opts.lantern = true;
+  PairResult r = checkPair(kCorpus, p, opts);
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.lanternUncovered, "vec vsum");
+  for (const auto& rr : r.routes) EXPECT_NE(rr.route, Route::Lantern);
+  GateRun run;
+  run.results = {r};
+  EXPECT_EQ(summarize(run).all.lanternUncovered, 1u);
+}
+
 TEST(Gate, APlantedSinFaultIsAttributedToTheTapeByLantern) {
   GatePair pair = pairNamed("trig/range/1");
   GateOptions opts;
