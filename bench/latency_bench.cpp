@@ -1,4 +1,5 @@
-// Per-evaluation latency of value + gradient at B=1 on the native engine, by route (PERF.md, bench item 1 and 3).
+// Per-evaluation latency of value + gradient at B=1 on the native engine, by route (PERF.md, bench item 1 and 3),
+// lantern (continuation-based reverse mode, lantern/Lantern.h) included for its cost against direct.
 //
 // Most benchmarks prepare one Evaluator (set-up once: the direct route lowers the program, the dmci routes
 // build it as data) and time ev.run(): one evaluation plus, unless forward-only, its reverse sweep. Names:
@@ -113,18 +114,21 @@ void add(const std::string& kind, const Case& c, Mode mode, benchmark::TimeUnit 
 void registerAll() {
   using benchmark::kMicrosecond, benchmark::kMillisecond, benchmark::kNanosecond;
   const Route all[] = {Route::Direct, Route::Dmci, Route::Dmci2};  // dmci2: mce.scm running mce.scm running it
+  // lantern: the gradient by lantern.scm's shift/reset reverse mode, no tape (independent, not fast).
   for (const auto& c : latencyCases())
-    for (Route r : all) add("BM_Latency", c, {.route = r}, kNanosecond);
+    for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2, Route::Lantern})
+      add("BM_Latency", c, {.route = r}, kNanosecond);
   for (bool tail : {false, true}) {
     Case c = sumCase(tail, 10000);
     c.name += "10000";
-    for (Route r : {Route::Direct, Route::Dmci}) add("BM_Latency", c, {.route = r, .depth = 10000}, kMillisecond);
+    for (Route r : {Route::Direct, Route::Dmci, Route::Lantern})
+      add("BM_Latency", c, {.route = r, .depth = 10000}, kMillisecond);
   }
   for (Route r : all) add("BM_Forward", latencyCases().front(), {.route = r, .gradient = false}, kNanosecond);
   for (const auto& c : latencyCases())
     for (Route r : {Route::Direct, Route::Dmci}) add("BM_Cold", c, {.route = r, .cold = true}, kMicrosecond);
   for (bool tail : {false, true}) {
-    for (Route r : {Route::Direct, Route::Dmci}) {
+    for (Route r : {Route::Direct, Route::Dmci, Route::Lantern}) {
       std::string name = std::string("BM_Depth/") + (tail ? "sum_tail/" : "sum/") + routeName(r);
       benchmark::RegisterBenchmark(name.c_str(),
                                    [tail, r](benchmark::State& s) {

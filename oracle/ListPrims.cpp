@@ -259,10 +259,39 @@ V<Num> errorPrim(const PrimCall<Num>& c) {
   throw DmciError(ErrorKind::User, msg, c.site->pos);
 }
 
+// Write-once boxes, which lower/Control.h's conversion makes for a letrec* variable a lambda of its group uses:
+// a cell of the evaluation's heap, unset until written (boxes are never seen by user code).
+template <class Num>
+V<Num> boxNew(const PrimCall<Num>& c) {
+  return c.heap().cons(V<Num>::unset(), V<Num>::nil());
+}
+
+template <class Num>
+V<Num> boxSet(const PrimCall<Num>& c) {
+  if (c[0].kind != Kind::Pair) c.wrongType(0, "a box");
+  auto& cell = const_cast<Pair<Num>&>(c[0].pair());  // the heap's own, mutable object
+  if (cell.car.kind != Kind::Unset) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice", c.site->pos);
+  cell.car = c[1];
+  return V<Num>::boolean(true);
+}
+
+template <class Num>
+V<Num> boxRef(const PrimCall<Num>& c) {
+  if (c[0].kind != Kind::Pair) c.wrongType(0, "a box");
+  if (c[0].pair().car.kind == Kind::Unset)
+    throw DmciError(ErrorKind::Unbound,
+                    (c[1].kind == Kind::Symbol ? c[1].text() : std::string("?")) + ": used before its definition",
+                    c.site->pos);
+  return c[0].pair().car;
+}
+
 }  // namespace
 
 template <class Num>
 void addListPrims(PrimRegistry<Num>& r) {
+  r.add("%box-new", boxNew<Num>);
+  r.add("%box-set!", boxSet<Num>);
+  r.add("%box-ref", boxRef<Num>);
   r.add("number?", isKind<Num, Kind::Number>);
   r.add("boolean?", isKind<Num, Kind::Bool>);
   r.add("symbol?", isKind<Num, Kind::Symbol>);

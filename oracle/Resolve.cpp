@@ -4,19 +4,21 @@
 #include <algorithm>
 #include <tuple>
 
+#include "lower/Control.h"
 #include "lower/LinkPrelude.h"
 #include "prims/PrimTable.h"
 
 namespace dmci::oracle {
 namespace {
 
-// A primitive the oracle applies itself: not a library procedure (those are
-// linked in as Scheme) and not one of mce.scm's internal hooks.
+// A primitive the oracle applies itself: not a library procedure (those are linked in as Scheme) and not one of
+// mce.scm's internal hooks, except the write-once boxes the control conversion (lower/Control.h) uses.
 int primitiveNamed(const std::string& name) {
   int id = primId(name);
   if (id < 0) return -1;
   const Primitive& p = prim(id);
-  return p.prelude == nullptr && p.family != PrimFamily::Internal ? id : -1;
+  bool box = name == "%box-new" || name == "%box-set!" || name == "%box-ref";
+  return p.prelude == nullptr && (p.family != PrimFamily::Internal || box) ? id : -1;
 }
 
 class Resolver {
@@ -114,10 +116,11 @@ Prepared prepare(const Program& program, const std::vector<std::string>& params)
   Prepared p;
   p.params = params;
   p.linked = linkPrelude(program.core(), params);
+  p.valuePos = valuePosition(p.linked.get());
+  p.linked = convertControl(p.linked, params);
   Resolver resolver(p);
   resolver.walk(*p.linked);
   p.literals = sourceOrder(resolver.found);
-  p.valuePos = valuePosition(p.linked.get());
   return p;
 }
 

@@ -61,6 +61,8 @@ gate::PairErrors readErrors(const Fields& e) {
   out.dmciVsFd = e.maybeNumber("dmci_vs_fd");
   out.closedForm = e.maybeNumber("closed_form");
   out.batchedVsAlone = e.maybeNumber("batched_vs_alone");
+  if (e.has("lantern_vs_direct")) out.lanternVsDirect = e.maybeNumber("lantern_vs_direct");
+  if (e.has("lantern_vs_fd")) out.lanternVsFd = e.maybeNumber("lantern_vs_fd");
   Fields byRoute = e.object("by_route");
   for (const auto& [name, v] : byRoute.raw().items()) {
     auto route = parseRoute(name);
@@ -81,6 +83,7 @@ PairResult readPair(const Fields& p) {
   r.status = statusNamed(p, "status");
   r.reasons = p.texts("reasons");
   if (p.has("notes")) r.notes = p.texts("notes");
+  if (p.has("lantern_uncovered")) r.lanternUncovered = p.text("lantern_uncovered");
   readRoutes(p, r);
   r.errors = readErrors(p.object("errors"));
   if (p.has("lanes")) r.lanes = static_cast<size_t>(p.number("lanes"));

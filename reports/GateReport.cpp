@@ -34,7 +34,9 @@ json pairErrorsJson(const gate::PairErrors& e) {
          {"direct_vs_fd", num(e.directVsFd)},
          {"dmci_vs_fd", num(e.dmciVsFd)},
          {"closed_form", num(e.closedForm)},
-         {"batched_vs_alone", num(e.batchedVsAlone)}};
+         {"batched_vs_alone", num(e.batchedVsAlone)},
+         {"lantern_vs_direct", num(e.lanternVsDirect)},
+         {"lantern_vs_fd", num(e.lanternVsFd)}};
   json byRoute = json::object();
   for (const auto& r : e.byRoute)
     byRoute[routeName(r.route)] = {{"vs_direct", num(r.vsDirect)}, {"vs_fd", num(r.vsFd)}};
@@ -68,6 +70,7 @@ json pairJson(const gate::PairResult& r) {
          {"route_seconds", seconds}};
   if (!r.pair.note.empty()) o["note"] = r.pair.note;
   if (!r.notes.empty()) o["notes"] = r.notes;
+  if (!r.lanternUncovered.empty()) o["lantern_uncovered"] = r.lanternUncovered;
   if (r.lanes) o["lanes"] = r.lanes;
   if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
   return o;
@@ -183,9 +186,12 @@ void mdHistograms(std::ostringstream& o, const gate::GateSummary& s) {
        "the tolerance, the dashed line marks it.\n\n";
   const std::pair<const char*, const char*> shown[] = {{"dmci_vs_direct", "dmci vs direct"},
                                                        {"direct_vs_fd", "direct vs finite difference"},
-                                                       {"dmci_vs_fd", "dmci vs finite difference"}};
+                                                       {"dmci_vs_fd", "dmci vs finite difference"},
+                                                       {"lantern_vs_direct", "lantern vs direct"},
+                                                       {"lantern_vs_fd", "lantern vs finite difference"}};
   for (const auto& [key, title] : shown) {
     const gate::ErrorDistribution* d = gate::distribution(s, key);
+    if (d->errors.empty() && std::string(key).rfind("lantern", 0) == 0) continue;  // a run without --lantern
     o << "### " << title << "\n\n" << errorHistogramSvg(title, d->errors, d->tolerance) << "\n\n";
   }
 }

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <iostream>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -16,6 +17,7 @@
 #include "driver/Engine.h"
 #include "oracle/gate/Gate.h"
 #include "oracle/gate/Summary.h"
+#include "prims/PrimTable.h"
 #include "reports/GateReport.h"
 
 namespace dmci::cli {
@@ -69,7 +71,11 @@ void printSummary(const GateRun& run, const GateSummary& s) {
         "  %zu ill-conditioned: a value within %g times the oracle's rounding spread, not within the value "
         "tolerance\n",
         s.all.illConditioned, run.criteria.rounding);
+  if (s.all.lanternUncovered)
+    std::printf("  lantern: %zu pairs not run: they name primitives lantern.scm does not cover (tensors)\n",
+                s.all.lanternUncovered);
   for (const auto& d : s.comparisons) {
+    if (d.errors.empty() && d.comparison.rfind("lantern", 0) == 0) continue;  // a run without --lantern
     char tol[32];
     if (d.tolerance == 0)
       std::snprintf(tol, sizeof tol, "exact");
@@ -144,6 +150,27 @@ Result<reports::Provenance> provenanceOf(const CheckArgs& a, const Manifest& man
   return p;
 }
 
+// DMCI_PLANT_ADJOINT=PRIM:SCALE plants a wrong adjoint rule in the engines' tape (prims/PrimTable.h), to show
+// the gate catching and attributing it (with --lantern, the tape-free route agrees with the finite difference).
+std::optional<std::string> plantFromEnvironment() {
+  const char* plant = std::getenv("DMCI_PLANT_ADJOINT");
+  if (!plant || !*plant) return std::nullopt;
+  std::string spec = plant;
+  size_t colon = spec.find(':');
+  char* end = nullptr;
+  double scale = colon == std::string::npos ? 0 : std::strtod(spec.c_str() + colon + 1, &end);
+  if (colon == std::string::npos || !end || *end != '\0')
+    return "DMCI_PLANT_ADJOINT must be PRIM:SCALE (e.g. sin:1.5), got '" + spec + "'";
+  try {
+    plantAdjointFault(spec.substr(0, colon), scale);
+  } catch (const std::invalid_argument& e) {
+    return std::string("DMCI_PLANT_ADJOINT: ") + e.what();
+  }
+  std::fprintf(stderr, "dmci check: planted fault: the tape's %s partials times %g (DMCI_PLANT_ADJOINT)\n",
+               spec.substr(0, colon).c_str(), scale);
+  return std::nullopt;
+}
+
 }  // namespace
 
 CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
@@ -184,10 +211,14 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
       ->capture_default_str();
   c->add_option("--device", a.device, "device of the tensor engine: cpu or cuda")->capture_default_str();
   c->add_flag("--replay", a.replay, "tensor engine: replay each recorded trace as whole-batch tensor ops");
+  c->add_flag("--lantern", a.lantern,
+              "also run every pair by the lantern route (continuation-based reverse mode, no tape): the fourth "
+              "corner, compared with direct and the finite difference");
   return c;
 }
 
 int checkCommand(const CheckArgs& a) {
+  if (auto bad = plantFromEnvironment()) return usage(*bad);
   auto engine = engineFor(a);
   if (!engine) return usage(engine.error().message);
   auto shard = shardFromFlagOrEnvironment(a.shard);
@@ -208,6 +239,7 @@ int checkCommand(const CheckArgs& a) {
   opts.criteria.rounding = a.rounding;
   opts.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   opts.engine = *engine;
+  opts.lantern = a.lantern;
   opts.tensor.device = a.device;
   opts.tensor.replay = a.replay;
   if (a.engine != "native") {
@@ -224,7 +256,7 @@ int checkCommand(const CheckArgs& a) {
   printTable(run, a.quiet);
   printSummary(run, summary);
   // A partial run (--filter, a shard) or another engine's must not overwrite the committed full report by default.
-  bool partial = !a.filter.empty() || a.engine != "native" || shard->count > 1;
+  bool partial = !a.filter.empty() || a.engine != "native" || shard->count > 1 || a.lantern;
   std::string json = partial && !a.jsonGiven ? "" : a.json, md = partial && !a.mdGiven ? "" : a.md;
   auto written = reports::writeGateReports(run, summary, *from, {json, md, a.junit});
   if (!written) return usage(written.error().message);

@@ -19,6 +19,7 @@ struct CheckArgs {
   double tolValue = 1e-12, tolAd = 1e-10, tolFd = 1e-6, tolClosed = 1e-8;
   double rounding = 8;  // a value also agrees within this many times the oracle's rounding spread (0: off)
   bool quiet = false;
+  bool lantern = false;
   std::string engine = "native";
   std::string device = "cpu";
   bool replay = false;  // tensor engine: replay recorded traces

@@ -238,8 +238,9 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
                   "({\"x\": [...], ...} or [{\"x\": ...}, ...]); --bind NAME=NUMBER adds a value for every lane");
   cmd->add_option("--via", a->via,
                   "route: direct (the program compiled), dmci (run as data by mce.scm), "
-                  "dmci2 (mce.scm running mce.scm running it)")
-      ->check(CLI::IsMember({"direct", "dmci", "dmci2"}))
+                  "dmci2 (mce.scm running mce.scm running it), lantern (the gradient by continuation-based "
+                  "reverse mode, lantern.scm, no tape), lantern-dmci (that, through mce.scm)")
+      ->check(CLI::IsMember({"direct", "dmci", "dmci2", "lantern", "lantern-dmci"}))
       ->capture_default_str();
   cmd->add_option("--evaluator", a->evaluator,
                   "for --via dmci/dmci2: load the evaluator's graph from this file "

@@ -12,10 +12,16 @@
 
 namespace dmci {
 
-enum class Route { Direct, Dmci, Dmci2 };
+// lantern, lantern-dmci: the program's gradient by lantern.scm's continuation-based reverse mode (no tape),
+// run directly or through mce.scm (lantern/Lantern.h).
+enum class Route { Direct, Dmci, Dmci2, Lantern, LanternDmci };
 const char* routeName(Route r);
-// "direct", "dmci" or "dmci2"; nullopt for anything else.
+// "direct", "dmci", "dmci2", "lantern" or "lantern-dmci"; nullopt for anything else.
 std::optional<Route> parseRoute(const std::string& name);
+// Runs through mce.scm: the program is data.
+inline bool interpreted(Route r) { return r == Route::Dmci || r == Route::Dmci2 || r == Route::LanternDmci; }
+// The gradient comes from lantern.scm, not from an engine's tape.
+inline bool byLantern(Route r) { return r == Route::Lantern || r == Route::LanternDmci; }
 
 // One seed binding: a free variable of the program and its value.
 struct SeedValue {

@@ -5,6 +5,8 @@
 #include <tuple>
 
 #include "driver/Program.h"
+#include "lantern/Lantern.h"
+#include "lower/Control.h"
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
 #include "mce/Mce.h"
@@ -31,9 +33,15 @@ Result<PreparedProgram> prepareProgram(const Program& p, std::vector<std::string
     PreparedProgram out;
     out.route = opts.route;
     out.params = std::move(params);
-    out.linked = linkPrelude(p.core(), out.params);
-    out.valuePos = valuePosition(out.linked.get());
-    if (opts.route == Route::Direct) {
+    out.valuePos = valuePosition(p.core().get());
+    ExprPtr program = p.core();
+    if (byLantern(opts.route)) {
+      LanternProgram lp = lanternProgram(p.core(), out.params);
+      program = lp.core;
+      out.lanternLiterals = std::move(lp.literals);
+    }
+    out.linked = convertControl(linkPrelude(program, out.params), out.params);
+    if (!interpreted(opts.route)) {
       auto g = lower(out.linked, LowerOptions{out.params});
       if (!g) throw DmciError(g.error());
       out.graph = std::make_shared<const ComputeGraph>(std::move(*g));

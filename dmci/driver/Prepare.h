@@ -23,6 +23,7 @@ struct PreparedProgram {
   ExprPtr linked;                             // the program with the prelude it uses
   std::shared_ptr<const ComputeGraph> graph;  // direct: the program's; dmci, dmci2: the evaluator's
   SrcPos valuePos;                            // the expression giving the program's value
+  std::vector<SrcPos> lanternLiterals;        // lantern routes: each literal leaf's position (lantern/Lantern.h)
 
   // dmci routes: the evaluator's arguments for this program on `rt` (its numbers become leaves recorded in
   // `literals` when non-null). Running the graph on `graph`, then, for dmci2, the result on `tower`, gives

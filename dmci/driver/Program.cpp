@@ -10,6 +10,7 @@
 #include "driver/Engine.h"
 #include "engine/ValueText.h"
 #include "expand/Expand.h"
+#include "lower/Control.h"
 #include "lower/FreeVars.h"
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
@@ -27,12 +28,16 @@ const char* routeName(Route r) {
       return "dmci";
     case Route::Dmci2:
       return "dmci2";
+    case Route::Lantern:
+      return "lantern";
+    case Route::LanternDmci:
+      return "lantern-dmci";
   }
   return "?";
 }
 
 std::optional<Route> parseRoute(const std::string& name) {
-  for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2})
+  for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2, Route::Lantern, Route::LanternDmci})
     if (name == routeName(r)) return r;
   return std::nullopt;
 }
@@ -90,7 +95,7 @@ std::vector<std::string> Program::freeParameters() const {
 
 Result<ComputeGraph> Program::compile(const std::vector<std::string>& params) const {
   return catchErrors([&]() -> ComputeGraph {
-    auto g = lower(linkPrelude(core_, params), LowerOptions{params});
+    auto g = lower(convertControl(linkPrelude(core_, params), params), LowerOptions{params});
     if (!g) throw DmciError(g.error());
     return std::move(*g);
   });
@@ -136,8 +141,8 @@ void Evaluator::prepare(const PreparedProgram& p) {
   valuePos_ = p.valuePos;
   rt_.reset();
   for (const auto& name : params_) {
-    bool active = opts_.leafParameters ||
-                  (opts_.gradient && std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end());
+    bool active = opts_.leafParameters || (opts_.gradient && !byLantern(opts_.route) &&
+                                           std::find(opts_.wrt.begin(), opts_.wrt.end(), name) != opts_.wrt.end());
     paramSlots_.push_back(active ? rt_.newSlot() : -1);
   }
   for (const auto& w : opts_.wrt) {
@@ -145,9 +150,10 @@ void Evaluator::prepare(const PreparedProgram& p) {
     wrtSlots_.push_back(it == params_.end() ? -1 : paramSlots_[static_cast<size_t>(it - params_.begin())]);
   }
   machine_ = std::make_unique<Machine>(*graph_, rt_);
-  bool literalLeaves = opts_.gradient && opts_.wrtLiterals;
-  machine_->loadConstants(opts_.route == Route::Direct && literalLeaves);
-  if (opts_.route != Route::Direct) {
+  bool literalLeaves = opts_.gradient && opts_.wrtLiterals && !byLantern(opts_.route);
+  lanternLiterals_ = p.lanternLiterals;
+  machine_->loadConstants(!interpreted(opts_.route) && literalLeaves);
+  if (interpreted(opts_.route)) {
     auto args = p.dmciInput(rt_, literalLeaves ? &literals_ : nullptr);
     analysed_ = machine_->run(args.graph);
     if (opts_.route == Route::Dmci2) analysed_ = machine_->call(analysed_, {args.tower});
@@ -161,20 +167,21 @@ Result<Evaluation> Evaluator::run(const std::vector<double>& values) {
     return Error{ErrorKind::Usage, "expected " + std::to_string(params_.size()) + " parameter values", {}};
   return catchErrors([&]() -> Evaluation {
     rt_.resetTo(mark_);
-    rt_.taping = opts_.gradient || opts_.leafParameters;
+    rt_.taping = (opts_.gradient && !byLantern(opts_.route)) || opts_.leafParameters;
     rt_.collectAfter = opts_.collectAfter;
     std::vector<Value>& params = params_scratch_;
     params.clear();
     for (size_t k = 0; k < values.size(); ++k) params.push_back(Value::real(values[k], paramSlots_[k]));
     Value out;
-    if (opts_.route == Route::Direct) {
+    if (!interpreted(opts_.route)) {
       out = machine_->run(params);
     } else {
       args_scratch_.assign(1, heapList(rt_, params));
       out = machine_->call(analysed_, args_scratch_);
     }
     if (recorder_) static_cast<replay::Recorder*>(recorder_)->finish(out);
-    return finish(out, opts_.route == Route::Direct ? machine_->literals() : literals_);
+    if (byLantern(opts_.route)) return finishLantern(out);
+    return finish(out, !interpreted(opts_.route) ? machine_->literals() : literals_);
   });
 }
 
@@ -193,7 +200,7 @@ Result<Evaluation> Evaluator::record(const std::vector<double>& values, replay::
     auto s = static_cast<size_t>(paramSlots_[k]);
     trace.leafNames[s] = params_[k], trace.leafValues[s] = values[k];
   }
-  const std::vector<Literal>& literals = opts_.route == Route::Direct ? machine_->literals() : literals_;
+  const std::vector<Literal>& literals = !interpreted(opts_.route) ? machine_->literals() : literals_;
   for (const auto& [key, at] : literalKeys(literals))
     for (size_t j : at) {
       auto s = static_cast<size_t>(literals[j].slot);
@@ -217,13 +224,48 @@ std::vector<std::pair<std::string, std::vector<int32_t>>> Evaluator::gradientLea
   for (size_t k = 0; k < opts_.wrt.size(); ++k)
     out.push_back({opts_.wrt[k], wrtSlots_[k] >= 0 ? std::vector<int32_t>{wrtSlots_[k]} : std::vector<int32_t>{}});
   if (!opts_.wrtLiterals) return out;
-  const std::vector<Literal>& literals = opts_.route == Route::Direct ? machine_->literals() : literals_;
+  const std::vector<Literal>& literals = !interpreted(opts_.route) ? machine_->literals() : literals_;
   for (const auto& [key, at] : literalKeys(literals)) {
     std::vector<int32_t> slots;
     for (size_t j : at) slots.push_back(literals[j].slot);
     out.push_back({key, slots});
   }
   return out;
+}
+
+// A lantern run's result, (value adjoint ...): the parameters' adjoints, then the literals', summed by position.
+Evaluation Evaluator::finishLantern(const Value& out) {
+  std::vector<Value> items;
+  for (Value l = out; l.tag == Tag::Pair; l = rt_.cdr(l)) items.push_back(rt_.car(l));
+  if (items.size() != 1 + params_.size() + lanternLiterals_.size())
+    throw DmciError(ErrorKind::Graph, "lantern: the run gave " + rt_.show(out) + ", not (value adjoint ...)");
+  for (const Value& v : items)
+    if (v.tag != Tag::Real) {
+      std::string what = v.tag == Tag::Tensor ? "a tensor (tensors are not covered by lantern.scm)" : rt_.show(v);
+      throw DmciError(notANumberOrTensor(what, valuePos_));
+    }
+  Evaluation ev;
+  ev.value = items[0].num;
+  ev.stats = machine_->stats();
+  ev.heapCells = rt_.heap.size();
+  ev.counters.add("steps", static_cast<double>(ev.stats.steps));
+  ev.counters.add("calls", static_cast<double>(ev.stats.calls));
+  ev.counters.add("heap_cells", static_cast<double>(ev.heapCells));
+  if (!opts_.gradient) return ev;
+  for (const auto& w : opts_.wrt) {
+    auto it = std::find(params_.begin(), params_.end(), w);
+    ev.gradient.emplace_back(w, it == params_.end() ? 0.0 : items[1 + static_cast<size_t>(it - params_.begin())].num);
+  }
+  if (!opts_.wrtLiterals) return ev;
+  std::vector<Literal> leaves;
+  for (size_t k = 0; k < lanternLiterals_.size(); ++k)
+    leaves.push_back({static_cast<int32_t>(1 + params_.size() + k), lanternLiterals_[k], 0.0});
+  for (const auto& [key, at] : literalKeys(leaves)) {
+    double g = 0;
+    for (size_t j : at) g += items[static_cast<size_t>(leaves[j].slot)].num;
+    ev.gradient.emplace_back(key, g);
+  }
+  return ev;
 }
 
 Evaluation Evaluator::finish(const Value& out, const std::vector<Literal>& literals) {

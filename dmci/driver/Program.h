@@ -92,8 +92,11 @@ class Evaluator {
   TraceSink* recorder_ = nullptr;        // set by record()
   bool skipReplayableGradient_ = false;  // set by record(..., false)
 
+  std::vector<SrcPos> lanternLiterals_;  // lantern routes: the literal leaves' positions, in the result's order
+
   void prepare(const PreparedProgram& p);
   Evaluation finish(const Value& out, const std::vector<Literal>& literals);
+  Evaluation finishLantern(const Value& out);
 };
 
 }  // namespace dmci

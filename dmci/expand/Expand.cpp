@@ -42,6 +42,8 @@ const std::unordered_map<std::string, Expander::Handler>& Expander::keywords() {
       {"do", &Expander::do_},
       {"loop", &Expander::loop},
       {"set!", &Expander::mutation},
+      {"reset", &Expander::reset},
+      {"shift", &Expander::shift},
   };
   return kTable;
 }
@@ -283,6 +285,25 @@ ExprPtr Expander::defineInExpr(const DatumPtr& d) {
 ExprPtr Expander::begin(const DatumPtr& d) {
   if (d->items.size() < 2) fail(*d, "begin: expects (begin expr...) with at least one expression");
   return sequence(exprsFrom(d, 1), d->pos);
+}
+
+// (reset e ...) becomes (%reset (lambda () e ...)); expand/Control.h gives it its meaning.
+ExprPtr Expander::reset(const DatumPtr& d) {
+  if (d->items.size() < 2 || d->tail) fail(*d, "reset: expects (reset expr...)");
+  Scope scope(*this);
+  ExprPtr thunk = CoreExpr::lambda({}, false, body(d, 1, "reset"), d->pos, "reset");
+  return CoreExpr::app({prim("reset", d->pos), thunk}, d->pos);
+}
+
+// (shift k e ...) becomes (%shift (lambda (k) e ...)).
+ExprPtr Expander::shift(const DatumPtr& d) {
+  if (d->items.size() < 3 || d->tail || d->items[1]->kind != DatumKind::Symbol)
+    fail(*d, "shift: expects (shift k expr...) with k a variable name");
+  std::string k = bindableName(*d->items[1], "shift");
+  Scope scope(*this);
+  scope.add(k);
+  ExprPtr f = CoreExpr::lambda({k}, false, body(d, 2, "shift"), d->pos, "shift");
+  return CoreExpr::app({prim("shift", d->pos), f}, d->pos);
 }
 
 ExprPtr Expander::mutation(const DatumPtr& d) {

@@ -151,6 +151,8 @@ class Expander {
   ExprPtr do_(const DatumPtr& d);
   ExprPtr loop(const DatumPtr& d);
   ExprPtr mutation(const DatumPtr& d);
+  ExprPtr reset(const DatumPtr& d);
+  ExprPtr shift(const DatumPtr& d);
   ExprPtr strayUnquote(const DatumPtr& d);
 
   // Quasiquote.

@@ -353,6 +353,7 @@ class ReplayEngine final : public Engine {
   explicit ReplayEngine(bool compiled) : compiled_(compiled) {}
   std::string name() const override { return compiled_ ? "compiled" : "replay"; }
   std::optional<std::string> unsupported(const EvalOptions& opts) const override {
+    if (byLantern(opts.route)) return std::string("--via ") + routeName(opts.route) + ": runs on the native engine";
     if (opts.tensor.device != "cpu")
       return "--device " + opts.tensor.device + ": the " + name() + " engine runs on the CPU; use --engine tensor";
     if (opts.tensor.float32) return "--float32: the " + name() + " engine computes in double; use --engine tensor";

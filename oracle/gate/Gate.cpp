@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "driver/Regex.h"
+#include "lantern/Lantern.h"
 #include "syntax/Datum.h"
 
 namespace dmci::gate {
@@ -190,6 +191,8 @@ void measureRounding(const Program& program, PairResult& r, const GateOptions& o
   if (spread) r.oracle.roundingSpread = *spread;
 }
 
+void attribute(PairResult& r, const Criteria& c);
+
 // Each interpreted route's gradient vs direct's, and (at a smooth seed) every engine's vs the FD.
 void compareGradients(PairResult& r, Verdict& v, const Criteria& c, bool smooth) {
   const RouteRun& direct = r.routes.front();
@@ -198,14 +201,30 @@ void compareGradients(PairResult& r, Verdict& v, const Criteria& c, bool smooth)
     const RouteRun& rr = r.routes[k];
     if (!rr.ok) continue;
     RouteErrors e{rr.route, std::nullopt, std::nullopt};
+    const bool lantern = byLantern(rr.route);
     e.vsDirect = v.gradients(routeName(rr.route), rr.gradient, "direct", direct.gradient, c.ad);
-    raise(r.errors.dmciVsDirect, *e.vsDirect);
+    raise(lantern ? r.errors.lanternVsDirect : r.errors.dmciVsDirect, *e.vsDirect);
     if (smooth) {
       e.vsFd = v.gradients(routeName(rr.route), rr.gradient, "fd", r.oracle.gradient, c.fd);
-      raise(r.errors.dmciVsFd, *e.vsFd);
+      raise(lantern ? r.errors.lanternVsFd : r.errors.dmciVsFd, *e.vsFd);
     }
     r.errors.byRoute.push_back(e);
   }
+  if (smooth) attribute(r, c);
+}
+
+// Which routes disagree with the finite difference, when some do and some do not: a wrong adjoint rule in the
+// engines' tape fails direct and dmci alike, and the tape-free lantern route shows which side is wrong.
+void attribute(PairResult& r, const Criteria& c) {
+  std::string fails, agrees;
+  auto add = [](std::string& to, const char* name) { to += (to.empty() ? "" : ", ") + std::string(name); };
+  auto judgeRoute = [&](const char* name, const std::optional<double>& e) {
+    if (e) add(*e <= c.fd ? agrees : fails, name);
+  };
+  judgeRoute("direct", r.errors.directVsFd);
+  for (const auto& e : r.errors.byRoute) judgeRoute(routeName(e.route), e.vsFd);
+  if (!fails.empty() && !agrees.empty())
+    r.reasons.push_back("disagreeing with the finite difference: " + fails + "; agreeing: " + agrees);
 }
 
 // The manifest's closed forms vs every gradient that was computed (components only at a smooth seed).
@@ -295,6 +314,7 @@ void checkLanes(const Program& program, PairResult& r, const GateOptions& opts) 
     lanes.values.push_back(it != pair.lanes.end() ? it->second : std::vector<double>(n, b.value));
   }
   for (Route route : pair.routes) {
+    if (byLantern(route)) continue;  // lantern runs one lane at a time on the native engine
     EvalOptions eo = pairOptions(pair, route, opts);
     auto batch = engineOf(opts).evaluateLanes(program, lanes, eo);
     auto alone = [&](size_t lane) { return engineOf(opts).evaluate(program, lanes.seed(lane), eo); };
@@ -404,7 +424,13 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
     if (!program) {
       r.reasons.push_back("program " + pair.file + ": " + program.error().str());
     } else {
-      for (Route route : pair.routes) r.routes.push_back(runRoute(*program, pair, route, opts));
+      std::vector<Route> routes = pair.routes;
+      if (opts.lantern && std::find(routes.begin(), routes.end(), Route::Lantern) == routes.end())
+        routes.push_back(Route::Lantern);
+      for (const auto& name : lanternUncoveredIn(*program->core()))
+        r.lanternUncovered += (r.lanternUncovered.empty() ? "" : " ") + name;
+      for (Route route : routes)
+        if (!byLantern(route) || r.lanternUncovered.empty()) r.routes.push_back(runRoute(*program, pair, route, opts));
       r.oracle = runOracle(*program, pair, opts.fd);
       measureRounding(*program, r, opts);
       checkLanes(*program, r, opts);

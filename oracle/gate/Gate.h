@@ -9,6 +9,9 @@
 //   closed    the manifest's closed forms vs every gradient  (criteria.closedForm)
 //   lanes     for a pair with "lanes": the lanes run as one batch by each route vs each lane alone,
 //             value and gradient                            (criteria.batched; 0: bit for bit)
+//   lantern   with GateOptions::lantern, every pair also by the lantern route (reverse mode by shift/reset,
+//             no tape): its gradient vs direct (criteria.ad) and vs the FD (criteria.fd), in rows of their
+//             own; where some routes disagree with the FD and others agree, a reason names both sides
 // Gradients are compared by key; the key sets must match exactly. Relative
 // error is |a - b| / max(|b|, criteria.floor), b the reference. A seed the
 // oracle finds nondifferentiable is counted as such, not failed (its engine
@@ -83,11 +86,13 @@ struct RouteErrors {
 // The largest relative error of each comparison (absent when not made).
 struct PairErrors {
   std::optional<double> value;
-  std::optional<double> dmciVsDirect;  // the worst interpreted route (dmci, dmci2)
+  std::optional<double> dmciVsDirect;  // the worst interpreted route (dmci, dmci2), lantern's apart
   std::optional<double> directVsFd;
   std::optional<double> dmciVsFd;  // the worst interpreted route
   std::optional<double> closedForm;
-  std::optional<double> batchedVsAlone;  // lanes: the worst lane, route and component
+  std::optional<double> batchedVsAlone;   // lanes: the worst lane, route and component
+  std::optional<double> lanternVsDirect;  // the continuation-based reverse mode (lantern, lantern-dmci)
+  std::optional<double> lanternVsFd;
   std::vector<RouteErrors> byRoute;
 };
 
@@ -96,7 +101,9 @@ struct PairResult {
   Status status = Status::Fail;
   std::vector<std::string> reasons;  // why it failed: comparison, key and numbers
   std::vector<std::string> notes;    // what passed only by a rule worth knowing (a value within rounding spread)
-  std::vector<RouteRun> routes;      // direct first
+  // Why the lantern route was not run: the primitives the program names that lantern.scm does not cover.
+  std::string lanternUncovered;
+  std::vector<RouteRun> routes;  // direct first
   OracleRun oracle;
   PairErrors errors;
   size_t lanes = 0;  // lanes run batched (and alone) per route; 0 for a pair without "lanes"
@@ -111,6 +118,8 @@ struct GateOptions {
   // The engine that runs the routes and the lanes (values, gradients, lanes batched and alone); null: the
   // native engine.
   Engine* engine = nullptr;
+  // Also runs every pair by the lantern route (lantern/Lantern.h), the fourth corner: a tape-free gradient.
+  bool lantern = false;
   // Threads one engine run may use (EvalOptions::threads) and the tensor engine's device and precision.
   int threads = 0;
   TensorSettings tensor;

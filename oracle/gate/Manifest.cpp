@@ -69,8 +69,12 @@ std::vector<Route> parseRoutes(const json& p, const std::string& at) {
       out.push_back(Route::Dmci);
     else if (r == "dmci2")
       out.push_back(Route::Dmci2);
+    else if (r == "lantern")
+      out.push_back(Route::Lantern);
+    else if (r == "lantern-dmci")
+      out.push_back(Route::LanternDmci);
     else if (r != "direct")
-      throw ManifestError{at + ": unknown route '" + r + "' (expected direct, dmci or dmci2)"};
+      throw ManifestError{at + ": unknown route '" + r + "' (expected direct, dmci, dmci2, lantern or lantern-dmci)"};
   }
   return out;
 }

@@ -16,6 +16,7 @@ void count(StatusCounts& c, const PairResult& r) {
   else
     ++c.nondifferentiable;
   if (r.status != Status::Fail && !r.notes.empty()) ++c.illConditioned;
+  if (!r.lanternUncovered.empty()) ++c.lanternUncovered;
 }
 
 // Sorted by value, largest first, keeping the first `top`; ties keep manifest order.
@@ -66,6 +67,8 @@ GateSummary summarize(const GateRun& run, size_t top) {
   s.comparisons.push_back(distributionOf(run, "dmci_vs_fd", c.fd, &PairErrors::dmciVsFd, top));
   s.comparisons.push_back(distributionOf(run, "closed_form", c.closedForm, &PairErrors::closedForm, top));
   s.comparisons.push_back(distributionOf(run, "batched_vs_alone", c.batched, &PairErrors::batchedVsAlone, top));
+  s.comparisons.push_back(distributionOf(run, "lantern_vs_direct", c.ad, &PairErrors::lanternVsDirect, top));
+  s.comparisons.push_back(distributionOf(run, "lantern_vs_fd", c.fd, &PairErrors::lanternVsFd, top));
   s.passed = gatePassed(run);
   return s;
 }

@@ -203,6 +203,56 @@ TEST(Gate, APlantedSinFaultFailsExactlyThePairsThatUseSin) {
   }
 }
 
+TEST(Gate, TheLanternRouteAgreesOnTheWholeTestCorpus) {
+  GateOptions opts;
+  opts.jobs = 2;
+  opts.lantern = true;
+  GateRun run = runGate(kCorpus, corpus().pairs, opts);
+  EXPECT_TRUE(gatePassed(run));
+  for (const auto& r : run.results) {
+    EXPECT_EQ(r.routes.back().route, Route::Lantern) << r.pair.name;
+    ASSERT_TRUE(r.errors.lanternVsDirect.has_value()) << r.pair.name << "\n" << allReasons(r);
+    EXPECT_LE(*r.errors.lanternVsDirect, 1e-12) << r.pair.name;
+  }
+}
+
+TEST(Gate, APairNamingATensorPrimitiveIsNotRunByLanternAndSaysWhy) {
+  GatePair p = pairNamed("physics/kinetic/1");
+  p.file = "tensors/sum.scm";
+  p.bind = {{"x", 0.5}};
+  p.wrt = {"x"};
+  p.literals = false;
+  p.closedForm.clear();
+  p.closedValue.reset();
+  GateOptions opts;
+  opts.lantern = true;
+  PairResult r = checkPair(kCorpus, p, opts);
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.lanternUncovered, "vec vsum");
+  for (const auto& rr : r.routes) EXPECT_NE(rr.route, Route::Lantern);
+  GateRun run;
+  run.results = {r};
+  EXPECT_EQ(summarize(run).all.lanternUncovered, 1u);
+}
+
+TEST(Gate, APlantedSinFaultIsAttributedToTheTapeByLantern) {
+  GatePair pair = pairNamed("trig/range/1");
+  GateOptions opts;
+  opts.lantern = true;
+  PairResult r;
+  {
+    FaultGuard fault("sin", 1.5);
+    r = checkPair(kCorpus, pair, opts);
+  }
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "disagreeing with the finite difference: direct, dmci; agreeing: lantern"))
+      << allReasons(r);
+  ASSERT_TRUE(r.errors.lanternVsFd.has_value());
+  EXPECT_LE(*r.errors.lanternVsFd, 1e-10);
+  ASSERT_TRUE(r.errors.lanternVsDirect.has_value());
+  EXPECT_GT(*r.errors.lanternVsDirect, 0.1);
+}
+
 TEST(Gate, PlantingAFaultOnAnUnknownPrimitiveThrows) {
   EXPECT_THROW(plantAdjointFault("no-such-prim", 2.0), std::invalid_argument);
   EXPECT_THROW(plantAdjointFault("floor", 2.0), std::invalid_argument);  // piecewise constant: no partial

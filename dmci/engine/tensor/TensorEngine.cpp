@@ -232,6 +232,7 @@ class TensorEngine final : public Engine {
  public:
   std::string name() const override { return "tensor"; }
   std::optional<std::string> unsupported(const EvalOptions& opts) const override {
+    if (byLantern(opts.route)) return std::string("--via ") + routeName(opts.route) + ": runs on the native engine";
     if (opts.tensor.device != "cpu" && opts.tensor.device != "cuda")
       return "--device " + opts.tensor.device + ": expected cpu or cuda";
     if (!tensorDeviceAvailable(opts.tensor.device))

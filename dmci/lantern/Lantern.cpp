@@ -1,0 +1,237 @@
+// Builds the lantern routes' program: lantern.scm around the user's, its primitives rebound, its numbers duals.
+#include "lantern/Lantern.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <utility>
+
+#include "expand/Expand.h"
+#include "lower/Control.h"
+#include "lower/FreeVars.h"
+#include "prims/PrimTable.h"
+#include "syntax/Reader.h"
+
+namespace dmci {
+namespace {
+
+#include "lantern_scm.inc"  // kLanternSource: the text of dmci/lantern/lantern.scm
+
+// Primitives the library gives a procedure of its own: name -> the library's.
+const std::map<std::string, std::string>& rebound() {
+  static const std::map<std::string, std::string> table = {
+      {"+", "%l-+"},
+      {"-", "%l--"},
+      {"*", "%l-*"},
+      {"/", "%l-/"},
+      {"min", "%l-min"},
+      {"max", "%l-max"},
+      {"abs", "%l-abs"},
+      {"square", "%l-square"},
+      {"exp", "%l-exp"},
+      {"log", "%l-log"},
+      {"sqrt", "%l-sqrt"},
+      {"expt", "%l-expt"},
+      {"sin", "%l-sin"},
+      {"cos", "%l-cos"},
+      {"tan", "%l-tan"},
+      {"asin", "%l-asin"},
+      {"acos", "%l-acos"},
+      {"atan", "%l-atan"},
+      {"tanh", "%l-tanh"},
+      {"sigmoid", "%l-sigmoid"},
+      {"softplus", "%l-softplus"},
+      {"number?", "%l-number?"},
+      {"pair?", "%l-pair?"},
+      {"eqv?", "%l-eqv?"},
+      {"eq?", "%l-eq?"},
+      {"equal?", "%l-equal?"},
+      {"list-ref", "%l-list-ref"},
+      {"list-tail", "%l-list-tail"},
+      {"memv", "%l-memv"},
+      {"memq", "%l-memq"},
+      {"assv", "%l-assv"},
+      {"assq", "%l-assq"},
+      {"member", "%l-member"},
+      {"assoc", "%l-assoc"},
+  };
+  return table;
+}
+
+// Primitives that only look at numbers: applied to the duals' numbers, with no adjoint (the engines' rule too:
+// comparisons and integer rounding have none).
+const std::vector<std::string>& onPrimals() {
+  static const std::vector<std::string> names = {
+      "=",     "<",    ">",     "<=",      ">=",    "zero?",    "positive?", "negative?", "integer?",
+      "even?", "odd?", "floor", "ceiling", "round", "truncate", "quotient",  "remainder", "modulo"};
+  return names;
+}
+
+// The library's definitions, expanded once.
+const std::vector<Binding>& library() {
+  static std::once_flag once;
+  static std::vector<Binding> defs;
+  std::call_once(once, [] {
+    auto forms = readAll(kLanternSource, "<prelude:lantern>");
+    if (!forms) throw DmciError(forms.error());
+    forms->push_back(Datum::boolean_(true));
+    auto core = expandProgram(*forms, ExpandOptions{true, "<prelude:lantern>"});
+    if (!core) throw DmciError(core.error());
+    if ((*core)->kind != CoreKind::Letrec) throw DmciError(ErrorKind::Form, "lantern.scm must be definitions");
+    defs = (*core)->bindings;
+  });
+  return defs;
+}
+
+// The library's definitions that `e` needs, directly or through each other, in the library's order.
+std::vector<Binding> libraryFor(const CoreExpr& e) {
+  const std::vector<Binding>& all = library();
+  std::map<std::string, size_t> index;
+  for (size_t k = 0; k < all.size(); ++k) index[all[k].first] = k;
+  std::vector<bool> needed(all.size(), false);
+  std::vector<std::string> work = freeVars(e);
+  while (!work.empty()) {
+    auto it = index.find(work.back());
+    work.pop_back();
+    if (it == index.end() || needed[it->second]) continue;
+    needed[it->second] = true;
+    for (const auto& n : freeVars(*all[it->second].second)) work.push_back(n);
+  }
+  std::vector<Binding> out;
+  for (size_t k = 0; k < all.size(); ++k)
+    if (needed[k]) out.push_back(all[k]);
+  return out;
+}
+
+ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
+ExprPtr app(std::vector<ExprPtr> fa, SrcPos p) { return CoreExpr::app(std::move(fa), p); }
+
+ExprPtr number(double x, SrcPos p) { return CoreExpr::constant(Datum::num(x, p), p); }
+
+// (%l-leaf i x): leaf i, made once for the whole run.
+ExprPtr leaf(size_t i, ExprPtr x, SrcPos p) {
+  return app({ref("%l-leaf", p), number(static_cast<double>(i), p), std::move(x)}, p);
+}
+
+// Replaces every number in the user's constants by a reference to its leaf (leaves `first` on).
+class Literals {
+ public:
+  explicit Literals(size_t first) : first_(first) {}
+  std::vector<Binding> leaves;  // (name, (%l-leaf i number))
+  std::vector<SrcPos> positions;
+
+  ExprPtr rewrite(const ExprPtr& e) {
+    switch (e->kind) {
+      case CoreKind::Const:
+        return hasNumber(*e->datum) ? build(e->datum, e->pos) : e;
+      case CoreKind::Ref:
+        return e;
+      case CoreKind::If:
+        return CoreExpr::if_(rewrite(e->kids[0]), rewrite(e->kids[1]), rewrite(e->kids[2]), e->pos);
+      case CoreKind::Lambda:
+        return CoreExpr::lambda(e->params, e->variadic, rewrite(e->body), e->pos, e->name);
+      case CoreKind::App:
+      case CoreKind::Begin: {
+        std::vector<ExprPtr> kids;
+        for (const auto& k : e->kids) kids.push_back(rewrite(k));
+        return e->kind == CoreKind::App ? app(std::move(kids), e->pos) : CoreExpr::begin(std::move(kids), e->pos);
+      }
+      case CoreKind::Let:
+      case CoreKind::Letrec: {
+        std::vector<Binding> bs;
+        for (const auto& [n, init] : e->bindings) bs.emplace_back(n, rewrite(init));
+        return e->kind == CoreKind::Let ? CoreExpr::let(std::move(bs), rewrite(e->body), e->pos)
+                                        : CoreExpr::letrec(std::move(bs), rewrite(e->body), e->pos);
+      }
+    }
+    return e;
+  }
+
+ private:
+  size_t first_;
+
+  static bool hasNumber(const Datum& d) {
+    if (d.kind == DatumKind::Number) return true;
+    if (d.kind != DatumKind::List) return false;
+    for (const auto& k : d.items)
+      if (hasNumber(*k)) return true;
+    return d.tail && hasNumber(*d.tail);
+  }
+  // The datum rebuilt with each number its leaf (elements left to right, as the engines number literals).
+  ExprPtr build(const DatumPtr& d, SrcPos p) {
+    if (d->kind == DatumKind::Number) {
+      std::string name = "%l-literal" + std::to_string(leaves.size());
+      leaves.emplace_back(name, leaf(first_ + leaves.size(), CoreExpr::constant(d, d->pos), d->pos));
+      positions.push_back(d->pos);
+      return ref(name, d->pos);
+    }
+    if (!hasNumber(*d)) return CoreExpr::constant(d, p);
+    std::vector<ExprPtr> items;
+    for (const auto& k : d->items) items.push_back(build(k, k->pos));
+    ExprPtr tail = d->tail ? build(d->tail, d->tail->pos) : CoreExpr::constant(Datum::nil(p), p);
+    for (size_t k = items.size(); k-- > 0;) tail = app({ref("%cons", p), items[k], tail}, p);
+    return tail;
+  }
+};
+
+}  // namespace
+
+LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string>& params) {
+  SrcPos p = user->pos;
+  if (usesControl(*user))
+    throw DmciError(ErrorKind::Usage,
+                    "the lantern routes do not run programs that use shift or reset themselves: "
+                    "lantern.scm's own reset would delimit them",
+                    p);
+  Literals lits(params.size());
+  ExprPtr program = lits.rewrite(user);
+  // The primitives the program names, under the name it uses (derived forms use the %-name: case's %eqv?).
+  const std::vector<std::string> names = freeVars(*program);
+  std::set<std::string> used(names.begin(), names.end());
+  std::vector<Binding> prims;
+  auto rebind = [&](const std::string& name, const std::function<ExprPtr()>& mine) {
+    for (const std::string& n : {name, "%" + name})
+      if (used.count(n) && std::find(params.begin(), params.end(), n) == params.end()) prims.emplace_back(n, mine());
+  };
+  for (const auto& [name, mine] : rebound()) rebind(name, [&, m = mine] { return ref(m, p); });
+  for (const auto& name : onPrimals())
+    rebind(name, [&] { return app({ref("%l-on-primals", p), ref("%" + name, p)}, p); });
+  for (const auto& name : lanternNotCovered())
+    rebind(name, [&] { return app({ref("%l-not-covered", p), CoreExpr::constant(Datum::symbol(name, p), p)}, p); });
+  ExprPtr thunk =
+      CoreExpr::lambda({}, false, prims.empty() ? program : CoreExpr::let(std::move(prims), program, p), p, "program");
+  // The seed's parameters and the literals as duals: the leaves, parameters first.
+  std::vector<Binding> leaves;
+  for (size_t i = 0; i < params.size(); ++i) leaves.emplace_back(params[i], leaf(i, ref(params[i], p), p));
+  leaves.insert(leaves.end(), lits.leaves.begin(), lits.leaves.end());
+  ExprPtr n = number(static_cast<double>(leaves.size()), p);
+  ExprPtr run = app({ref("%l-finish", p), app({ref("%l-run", p), thunk, n}, p), n}, p);
+  ExprPtr body = leaves.empty() ? run : CoreExpr::let(std::move(leaves), run, p);
+  return {CoreExpr::letrec(libraryFor(*body), body, p), std::move(lits.positions)};
+}
+
+std::vector<std::string> lanternCovered() {
+  std::vector<std::string> out;
+  for (const auto& [name, mine] : rebound()) out.push_back(name);
+  out.insert(out.end(), onPrimals().begin(), onPrimals().end());
+  return out;
+}
+
+std::vector<std::string> lanternUncoveredIn(const CoreExpr& user) {
+  std::vector<std::string> out;
+  const std::vector<std::string> names = freeVars(user);
+  for (const auto& n : lanternNotCovered())
+    if (std::find(names.begin(), names.end(), n) != names.end()) out.push_back(n);
+  return out;
+}
+
+std::vector<std::string> lanternNotCovered() {
+  std::vector<std::string> out;
+  for (const Primitive& q : primitives())
+    if (q.family == PrimFamily::Tensor) out.push_back(q.name);
+  return out;
+}
+
+}  // namespace dmci

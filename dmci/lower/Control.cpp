@@ -1,0 +1,484 @@
+// The continuation-passing conversion behind shift and reset (Control.h says what it means).
+//
+// A one-pass conversion with meta-continuations (a C++ function from the atom a value is in to the code that
+// goes on with it), so that no administrative lambda is made where the continuation is known. Every binder is
+// renamed afresh: code a meta-continuation makes may land under binders it never saw. Non-lambda letrec*
+// variables live in write-once boxes, since the conversion evaluates their initialisers in sequence.
+#include "lower/Control.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include "lower/FreeVars.h"
+#include "prims/PrimTable.h"
+
+namespace dmci {
+namespace {
+
+// The converted name of a source variable, and the box it lives in (letrec* variables that are not lambdas).
+struct Scope {
+  std::string name, renamed;
+  bool boxed = false;
+  std::shared_ptr<const Scope> outer;
+  bool direct = false;  // a procedure left in direct style (see `directProcedures`)
+};
+using ScopePtr = std::shared_ptr<const Scope>;
+
+struct Context {
+  ScopePtr scope;
+  bool inReset = false;   // statically under a reset (up to the nearest lambda)
+  std::string delimited;  // the enclosing procedure's "a reset delimits me" parameter; "" at top level
+};
+
+// A continuation: the name of a one-argument procedure, or code to go on with (a meta-continuation).
+struct Cont {
+  std::string var;
+  std::function<ExprPtr(ExprPtr)> meta;
+};
+
+ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
+ExprPtr app(std::vector<ExprPtr> fa, SrcPos p) { return CoreExpr::app(std::move(fa), p); }
+ExprPtr boolean(bool b, SrcPos p) { return CoreExpr::constant(Datum::boolean_(b, p), p); }
+ExprPtr text(const std::string& s, SrcPos p) { return CoreExpr::constant(Datum::string(s, p), p); }
+
+bool isAtom(const CoreExpr& e) {
+  return e.kind == CoreKind::Const || e.kind == CoreKind::Ref || e.kind == CoreKind::Lambda;
+}
+
+class Converter {
+ public:
+  explicit Converter(const std::vector<std::string>& params) : params_(params) {}
+
+  ExprPtr program(const ExprPtr& e) {
+    Context top;
+    return convert(e, Cont{"", [](ExprPtr a) { return a; }}, top);
+  }
+
+ private:
+  const std::vector<std::string>& params_;
+  int counter_ = 0;
+
+  std::string fresh(const char* what) { return std::string("%cps-") + what + std::to_string(++counter_); }
+
+  static const Scope* find(const ScopePtr& s, const std::string& n) {
+    for (const Scope* p = s.get(); p; p = p->outer.get())
+      if (p->name == n) return p;
+    return nullptr;
+  }
+  static ScopePtr bind(ScopePtr s, const std::string& n, std::string renamed, bool boxed = false, bool direct = false) {
+    return std::make_shared<const Scope>(Scope{n, std::move(renamed), boxed, std::move(s), direct});
+  }
+
+  // A free reference to a primitive the engines run (not a library procedure, not a seed parameter).
+  int freePrimitive(const CoreExpr& f, const Context& c) const {
+    if (f.kind != CoreKind::Ref || find(c.scope, f.name)) return -1;
+    if (std::find(params_.begin(), params_.end(), f.name) != params_.end()) return -1;
+    int id = primId(f.name);
+    return id >= 0 && !prim(id).prelude ? id : -1;
+  }
+  bool isControl(const CoreExpr& f, const Context& c, const char* which) const {
+    return f.kind == CoreKind::Ref && f.name == which && !find(c.scope, f.name);
+  }
+
+  ExprPtr delimitedFlag(const Context& c, SrcPos p) const {
+    if (c.inReset || c.delimited.empty()) return boolean(c.inReset, p);
+    return ref(c.delimited, p);
+  }
+
+  static ExprPtr pass(const Cont& k, ExprPtr a, SrcPos p) {
+    return k.var.empty() ? k.meta(a) : app({ref(k.var, p), a}, p);
+  }
+  ExprPtr reify(const Cont& k, SrcPos p) {
+    if (!k.var.empty()) return ref(k.var, p);
+    std::string v = fresh("v");
+    return CoreExpr::lambda({v}, false, k.meta(ref(v, p)), p, "continuation");
+  }
+  // k as a named continuation, binding it first when it is code: (let ((j k)) (body j)).
+  ExprPtr named(const Cont& k, SrcPos p, const std::function<ExprPtr(const Cont&)>& body) {
+    if (!k.var.empty()) return body(k);
+    std::string j = fresh("j");
+    ExprPtr lam = reify(k, p);
+    return CoreExpr::let({{j, lam}}, body(Cont{j, nullptr}), p);
+  }
+
+  // --- atoms ---
+
+  ExprPtr atom(const ExprPtr& e, const Context& c) {
+    if (e->kind == CoreKind::Const) return e;
+    if (e->kind == CoreKind::Lambda) return lambda(*e, c, e->name);
+    const Scope* s = find(c.scope, e->name);
+    if (s && s->boxed) return app({ref("%box-ref", e->pos), ref(s->renamed, e->pos), quoted(e->name, e->pos)}, e->pos);
+    if (s) return ref(s->renamed, e->pos);
+    int id = freePrimitive(*e, c);
+    return id >= 0 ? primitiveProcedure(*e, id) : e;
+  }
+  static ExprPtr quoted(const std::string& n, SrcPos p) { return CoreExpr::constant(Datum::symbol(n, p), p); }
+
+  // A primitive as a value: a procedure of the converted convention that applies it.
+  ExprPtr primitiveProcedure(const CoreExpr& e, int id) {
+    SrcPos p = e.pos;
+    std::string k = fresh("k"), d = fresh("d"), args = fresh("a");
+    if (std::string(prim(id).name) == "apply") {  // (apply f a ... lst): f takes the continuation first
+      std::string f = fresh("f");
+      return CoreExpr::lambda(
+          {k, d, f, args}, true,
+          app({ref("%apply", p), ref("%apply", p), ref(f, p), ref(k, p), ref(d, p), ref(args, p)}, p), p, "apply");
+    }
+    ExprPtr body = app({ref(k, p), app({ref("%apply", p), ref(e.name, p), ref(args, p)}, p)}, p);
+    return CoreExpr::lambda({k, d, args}, true, body, p, prim(id).name);
+  }
+
+  ExprPtr lambda(const CoreExpr& e, const Context& c, const std::string& name) {
+    Context inner{c.scope, false, fresh("d")};
+    std::string k = fresh("k");
+    std::vector<std::string> params{k, inner.delimited};
+    for (const auto& n : e.params) {
+      params.push_back(fresh("x"));
+      inner.scope = bind(inner.scope, n, params.back());
+    }
+    ExprPtr body = convert(e.body, Cont{k, nullptr}, inner);
+    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name);
+  }
+
+  // --- procedures left in direct style ---
+
+  // The lambdas of a letrec group that cannot reach a shift: bodies without lambdas or letrecs, calling only
+  // primitives (not apply) and each other, and named only in operator position, so that no converted code
+  // ever calls them. They keep their own convention and are called like primitives: the conversion's cost
+  // (a continuation closure per non-tail call) goes only where control can be captured.
+  std::set<std::string> directProcedures(const CoreExpr& group, const Context& c) const {
+    std::set<std::string> names, out;
+    for (const auto& [name, init] : group.bindings) names.insert(name);
+    std::map<std::string, std::set<std::string>> calls;
+    for (const auto& [name, init] : group.bindings) {
+      std::set<std::string> bound(init->params.begin(), init->params.end()), callees;
+      if (init->kind == CoreKind::Lambda && firstOrder(*init->body, bound, names, c, callees) && !escapes(group, name))
+        calls[name] = callees, out.insert(name);
+    }
+    for (bool changed = true; changed;) {  // drop those that call a sibling that is not direct
+      changed = false;
+      for (const auto& [name, callees] : calls)
+        if (out.count(name))
+          for (const auto& q : callees)
+            if (!out.count(q)) out.erase(name), changed = true;
+    }
+    return out;
+  }
+
+  bool firstOrder(const CoreExpr& e, std::set<std::string> bound, const std::set<std::string>& group, const Context& c,
+                  std::set<std::string>& callees) const {
+    switch (e.kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+        return true;
+      case CoreKind::Lambda:
+      case CoreKind::Letrec:
+        return false;
+      case CoreKind::Let:
+        for (const auto& [n, init] : e.bindings)
+          if (!firstOrder(*init, bound, group, c, callees)) return false;
+        for (const auto& [n, init] : e.bindings) bound.insert(n);
+        return firstOrder(*e.body, bound, group, c, callees);
+      case CoreKind::App: {
+        const CoreExpr& f = *e.kids[0];
+        if (f.kind != CoreKind::Ref || bound.count(f.name)) return false;
+        if (group.count(f.name)) {
+          callees.insert(f.name);
+        } else {
+          int id = freePrimitive(f, c);
+          if (id < 0 || std::string(prim(id).name) == "apply" || prim(id).family == PrimFamily::Internal) return false;
+        }
+        for (size_t k = 1; k < e.kids.size(); ++k)
+          if (!firstOrder(*e.kids[k], bound, group, c, callees)) return false;
+        return true;
+      }
+      case CoreKind::If:
+      case CoreKind::Begin:
+        for (const auto& k : e.kids)
+          if (!firstOrder(*k, bound, group, c, callees)) return false;
+        return true;
+    }
+    return false;
+  }
+
+  // True when `name` appears anywhere in e other than as an operator (shadowing ignored: a conservative no).
+  static bool escapes(const CoreExpr& e, const std::string& name) {
+    switch (e.kind) {
+      case CoreKind::Const:
+        return false;
+      case CoreKind::Ref:
+        return e.name == name;
+      case CoreKind::Lambda:
+        return escapes(*e.body, name);
+      case CoreKind::Let:
+      case CoreKind::Letrec:
+        for (const auto& [n, init] : e.bindings)
+          if (escapes(*init, name)) return true;
+        return escapes(*e.body, name);
+      case CoreKind::App:
+        for (size_t k = e.kids[0]->kind == CoreKind::Ref ? 1 : 0; k < e.kids.size(); ++k)
+          if (escapes(*e.kids[k], name)) return true;
+        return false;
+      case CoreKind::If:
+      case CoreKind::Begin:
+        for (const auto& k : e.kids)
+          if (escapes(*k, name)) return true;
+        return false;
+    }
+    return true;
+  }
+
+  ExprPtr directLambda(const CoreExpr& e, const Context& c, const std::string& name) {
+    Context inner = c;
+    std::vector<std::string> params;
+    for (const auto& n : e.params) {
+      params.push_back(fresh("x"));
+      inner.scope = bind(inner.scope, n, params.back());
+    }
+    return CoreExpr::lambda(std::move(params), e.variadic, direct(e.body, inner), e.pos, name);
+  }
+
+  // A first-order body (see firstOrder) in direct style: its variables renamed, its direct callees by their
+  // converted names, a primitive as a value in the converted convention.
+  ExprPtr direct(const ExprPtr& e, const Context& c) {
+    switch (e->kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+        return atom(e, c);
+      case CoreKind::If:
+        return CoreExpr::if_(direct(e->kids[0], c), direct(e->kids[1], c), direct(e->kids[2], c), e->pos);
+      case CoreKind::Begin: {
+        std::vector<ExprPtr> kids;
+        for (const auto& k : e->kids) kids.push_back(direct(k, c));
+        return CoreExpr::begin(std::move(kids), e->pos);
+      }
+      case CoreKind::Let: {
+        Context inner = c;
+        std::vector<Binding> bs;
+        for (const auto& [n, init] : e->bindings) {
+          bs.emplace_back(fresh("x"), direct(init, c));
+          inner.scope = bind(inner.scope, n, bs.back().first);
+        }
+        return CoreExpr::let(std::move(bs), direct(e->body, inner), e->pos);
+      }
+      case CoreKind::App: {
+        const CoreExpr& f = *e->kids[0];
+        const Scope* s = find(c.scope, f.name);
+        std::vector<ExprPtr> kids{s ? ref(s->renamed, f.pos) : e->kids[0]};
+        for (size_t k = 1; k < e->kids.size(); ++k) kids.push_back(direct(e->kids[k], c));
+        return app(std::move(kids), e->pos);
+      }
+      case CoreKind::Lambda:
+      case CoreKind::Letrec:
+        break;
+    }
+    throw DmciError(ErrorKind::Graph, "control conversion: a direct-style procedure holds a lambda", e->pos);
+  }
+
+  // --- expressions ---
+
+  ExprPtr convert(const ExprPtr& e, const Cont& k, const Context& c) {
+    switch (e->kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+      case CoreKind::Lambda:
+        return pass(k, atom(e, c), e->pos);
+      case CoreKind::If:
+        return toAtom(e->kids[0], c, [=, this](ExprPtr test) {
+          return named(k, e->pos, [&](const Cont& j) {
+            return CoreExpr::if_(test, convert(e->kids[1], j, c), convert(e->kids[2], j, c), e->pos);
+          });
+        });
+      case CoreKind::Begin:
+        return sequence(e, 0, k, c);
+      case CoreKind::Let:
+        return let(e, k, c);
+      case CoreKind::Letrec:
+        return letrec(e, k, c);
+      case CoreKind::App:
+        return application(e, k, c);
+    }
+    return e;
+  }
+
+  // Converts e and goes on with the atom holding its value.
+  ExprPtr toAtom(const ExprPtr& e, const Context& c, std::function<ExprPtr(ExprPtr)> then) {
+    if (isAtom(*e)) return then(atom(e, c));
+    return convert(e, Cont{"", std::move(then)}, c);
+  }
+
+  // Converts es[i..] left to right and goes on with all their atoms.
+  ExprPtr atoms(const std::vector<ExprPtr>& es, size_t i, std::vector<ExprPtr> done, const Context& c,
+                const std::function<ExprPtr(std::vector<ExprPtr>)>& then) {
+    if (i == es.size()) return then(std::move(done));
+    return toAtom(es[i], c, [=, this](ExprPtr a) mutable {
+      done.push_back(a);
+      return atoms(es, i + 1, std::move(done), c, then);
+    });
+  }
+
+  ExprPtr sequence(const ExprPtr& e, size_t i, const Cont& k, const Context& c) {
+    if (i + 1 == e->kids.size()) return convert(e->kids[i], k, c);
+    return toAtom(e->kids[i], c, [=, this](ExprPtr a) {
+      ExprPtr rest = sequence(e, i + 1, k, c);
+      // A reference may still fail (unbound, used before its definition): keep it.
+      if (a->kind == CoreKind::Const || a->kind == CoreKind::Lambda) return rest;
+      return CoreExpr::begin({a, rest}, e->pos);
+    });
+  }
+
+  ExprPtr let(const ExprPtr& e, const Cont& k, const Context& c) {
+    std::vector<ExprPtr> inits;
+    for (const auto& b : e->bindings) inits.push_back(b.second);
+    return atoms(inits, 0, {}, c, [=, this](std::vector<ExprPtr> vs) {
+      Context inner = c;
+      std::vector<Binding> bs;
+      for (size_t i = 0; i < vs.size(); ++i) {
+        bs.emplace_back(fresh("x"), vs[i]);
+        inner.scope = bind(inner.scope, e->bindings[i].first, bs.back().first);
+      }
+      return CoreExpr::let(std::move(bs), convert(e->body, k, inner), e->pos);
+    });
+  }
+
+  // letrec*: the lambdas bound at once; every other variable bound when its initialiser has run, in order, or,
+  // when a lambda of the group uses it, a write-once box set then.
+  ExprPtr letrec(const ExprPtr& e, const Cont& k, const Context& c) {
+    std::set<std::string> captured;
+    for (const auto& [name, init] : e->bindings)
+      if (init->kind == CoreKind::Lambda)
+        for (const auto& n : freeVars(*init)) captured.insert(n);
+    const std::set<std::string> direct = directProcedures(*e, c);
+    Context inner = c;
+    std::vector<std::string> renamed;
+    std::vector<bool> plain;  // bound by a let once its initialiser has run
+    for (const auto& [name, init] : e->bindings) {
+      bool boxed = init->kind != CoreKind::Lambda && captured.count(name);
+      plain.push_back(init->kind != CoreKind::Lambda && !boxed);
+      renamed.push_back(fresh(boxed ? "b" : "f"));
+      if (!plain.back()) inner.scope = bind(inner.scope, name, renamed.back(), boxed, direct.count(name) > 0);
+    }
+    std::vector<Binding> boxes, lambdas;
+    std::vector<size_t> later;  // bindings set in order
+    for (size_t i = 0; i < e->bindings.size(); ++i) {
+      const auto& [name, init] = e->bindings[i];
+      if (direct.count(name)) {
+        lambdas.emplace_back(renamed[i], directLambda(*init, inner, init->name.empty() ? name : init->name));
+      } else if (init->kind == CoreKind::Lambda) {
+        lambdas.emplace_back(renamed[i], lambda(*init, inner, init->name.empty() ? name : init->name));
+      } else {
+        if (!plain[i]) boxes.emplace_back(renamed[i], app({ref("%box-new", e->pos)}, e->pos));
+        later.push_back(i);
+      }
+    }
+    ExprPtr body = initialise(e, later, 0, renamed, plain, k, inner);
+    if (!lambdas.empty()) body = CoreExpr::letrec(std::move(lambdas), body, e->pos);
+    if (!boxes.empty()) body = CoreExpr::let(std::move(boxes), body, e->pos);
+    return body;
+  }
+
+  ExprPtr initialise(const ExprPtr& e, const std::vector<size_t>& later, size_t i,
+                     const std::vector<std::string>& renamed, const std::vector<bool>& plain, const Cont& k,
+                     const Context& c) {
+    if (i == later.size()) return convert(e->body, k, c);
+    size_t b = later[i];
+    return toAtom(e->bindings[b].second, c, [=, this](ExprPtr v) {
+      SrcPos p = e->bindings[b].second->pos;
+      if (plain[b]) {
+        Context then = c;
+        then.scope = bind(c.scope, e->bindings[b].first, renamed[b]);
+        return CoreExpr::let({{renamed[b], v}}, initialise(e, later, i + 1, renamed, plain, k, then), p);
+      }
+      ExprPtr set = app({ref("%box-set!", p), ref(renamed[b], p), v}, p);
+      return CoreExpr::begin({set, initialise(e, later, i + 1, renamed, plain, k, c)}, p);
+    });
+  }
+
+  ExprPtr application(const ExprPtr& e, const Cont& k, const Context& c) {
+    const CoreExpr& f = *e->kids[0];
+    SrcPos p = e->pos;
+    if (isControl(f, c, "%reset")) return reset(*e->kids[1], k, c, p);
+    if (isControl(f, c, "%shift")) return shift(*e->kids[1], k, c, p);
+    std::vector<ExprPtr> args(e->kids.begin() + 1, e->kids.end());
+    int id = freePrimitive(f, c);
+    const Scope* callee = f.kind == CoreKind::Ref ? find(c.scope, f.name) : nullptr;
+    if (callee && callee->direct) id = -2;  // called like a primitive, by its converted name
+    if (id == -2 || (id >= 0 && std::string(prim(id).name) != "apply")) {
+      ExprPtr op = id == -2 ? ref(callee->renamed, f.pos) : e->kids[0];
+      return atoms(args, 0, {}, c, [=, this](std::vector<ExprPtr> as) {
+        as.insert(as.begin(), op);
+        ExprPtr call = app(std::move(as), p);
+        if (!k.var.empty()) return app({ref(k.var, p), call}, p);
+        std::string t = fresh("t");
+        return CoreExpr::let({{t, call}}, k.meta(ref(t, p)), p);
+      });
+    }
+    if (id >= 0) {  // (apply f a ... lst) -> (%apply f k d a ... lst)
+      return atoms(args, 0, {}, c, [=, this](std::vector<ExprPtr> as) {
+        std::vector<ExprPtr> call{ref("%apply", p), as.at(0), reify(k, p), delimitedFlag(c, p)};
+        call.insert(call.end(), as.begin() + 1, as.end());
+        return app(std::move(call), p);
+      });
+    }
+    return atoms(e->kids, 0, {}, c, [=, this](std::vector<ExprPtr> as) {
+      std::vector<ExprPtr> call{as[0], reify(k, p), delimitedFlag(c, p)};
+      call.insert(call.end(), as.begin() + 1, as.end());
+      return app(std::move(call), p);
+    });
+  }
+
+  // (%reset (lambda () body)): the body with the identity continuation, its value passed on.
+  ExprPtr reset(const CoreExpr& thunk, const Cont& k, const Context& c, SrcPos p) {
+    Context inner{c.scope, true, c.delimited};
+    ExprPtr body = convert(thunk.body, Cont{"", [](ExprPtr a) { return a; }}, inner);
+    std::string t = fresh("t");
+    return CoreExpr::let({{t, body}}, pass(k, ref(t, p), p), p);
+  }
+
+  // (%shift (lambda (name) body)): name is k as a procedure of one argument; the body runs under the reset.
+  ExprPtr shift(const CoreExpr& f, const Cont& k, const Context& c, SrcPos p) {
+    ExprPtr captured = named(k, p, [&](const Cont& j) {
+      std::string name = fresh("x");
+      Context inner{bind(c.scope, f.params[0], name), true, c.delimited};
+      ExprPtr body = convert(f.body, Cont{"", [](ExprPtr a) { return a; }}, inner);
+      return CoreExpr::let({{name, continuation(j.var, f.params[0], p)}}, body, p);
+    });
+    if (c.inReset) return captured;
+    ExprPtr outside = app({ref("%error", p), text("shift: outside any reset", p)}, p);
+    return CoreExpr::if_(delimitedFlag(c, p), captured, outside, p);
+  }
+
+  // The captured continuation j as a procedure of the converted convention, taking exactly one argument.
+  ExprPtr continuation(const std::string& j, const std::string& name, SrcPos at) {
+    // Its code is the library's: an error in it is reported at the user's call.
+    SrcPos p{internFile("<prelude:continuation>"), at.line, at.col};
+    std::string k = fresh("k"), d = fresh("d"), vs = fresh("a");
+    ExprPtr one = app({ref("%null?", p), app({ref("%cdr", p), ref(vs, p)}, p)}, p);
+    ExprPtr resume = app({ref(k, p), app({ref(j, p), app({ref("%car", p), ref(vs, p)}, p)}, p)}, p);
+    ExprPtr wrong = app({ref("%error", p), text(name + ": a continuation expects 1 argument, got", p),
+                         app({ref("%length", p), ref(vs, p)}, p)},
+                        p);
+    ExprPtr body =
+        CoreExpr::if_(app({ref("%pair?", p), ref(vs, p)}, p), CoreExpr::if_(one, resume, wrong, p), wrong, p);
+    return CoreExpr::lambda({k, d, vs}, true, body, p, name);
+  }
+};
+
+}  // namespace
+
+bool usesControl(const CoreExpr& program) {
+  for (const auto& n : freeVars(program))
+    if (n == "%reset" || n == "%shift") return true;
+  return false;
+}
+
+ExprPtr convertControl(const ExprPtr& program, const std::vector<std::string>& params) {
+  if (!usesControl(*program)) return program;
+  return Converter(params).program(program);
+}
+
+}  // namespace dmci

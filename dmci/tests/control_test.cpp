@@ -1,0 +1,129 @@
+// shift and reset (lower/Control.h): the standard examples and the errors, by every route of the native engine and
+// by the multiprecision oracle.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "oracle/Oracle.h"
+#include "support/ControlCases.h"
+#include "support/Eval.h"
+
+namespace dmci {
+namespace {
+
+using test::close;
+using test::evalErr;
+using test::evalOk;
+using test::gradientOf;
+using test::where;
+
+class Control : public ::testing::TestWithParam<Route> {};
+
+TEST_P(Control, EveryExampleHasItsValue) {
+  for (const auto& c : test::kControlCases) {
+    auto ev = evalOk(c.src, GetParam(), c.seed);
+    EXPECT_EQ(ev.value, c.value) << c.name << ": " << c.src;
+  }
+}
+
+TEST_P(Control, GradientsFlowThroughAContinuationCalledTwice) {
+  // k = (* x []): (k (k 2)) = 2 x^2, d/dx = 4x.
+  auto ev = evalOk("(reset (* x (shift k (k (k 2)))))", GetParam(), {{"x", 3.0}}, {"x"});
+  EXPECT_EQ(ev.value, 18);
+  EXPECT_TRUE(close(gradientOf(ev, "x"), 12.0));
+}
+
+TEST_P(Control, LiteralsKeepTheirGradients) {
+  auto ev = evalOk("(reset (* 3 (shift k (k (k 2)))))", GetParam(), {}, {}, true);
+  EXPECT_EQ(ev.value, 18);
+  EXPECT_TRUE(close(gradientOf(ev, "prog.scm:1:11"), 12.0));  // d(3*3*2)/d3
+  EXPECT_TRUE(close(gradientOf(ev, "prog.scm:1:28"), 9.0));
+}
+
+TEST_P(Control, ShiftOutsideAnyResetIsAnErrorAtTheShift) {
+  Error e = evalErr("(+ 1\n   (shift k (k 2)))", GetParam());
+  EXPECT_NE(e.message.find("shift: outside any reset"), std::string::npos) << e.str();
+  EXPECT_EQ(where(e.pos), "2:4") << e.str();
+}
+
+TEST_P(Control, ShiftInAProcedureCalledOutsideAnyResetIsAnError) {
+  Error e = evalErr("(define (f x) (shift k (k x)))\n(+ 1 (f 2))", GetParam());
+  EXPECT_NE(e.message.find("shift: outside any reset"), std::string::npos) << e.str();
+  EXPECT_EQ(where(e.pos), "1:15") << e.str();
+}
+
+TEST_P(Control, AContinuationTakesExactlyOneArgument) {
+  Error e = evalErr("(reset (+ 1 (shift k\n  (k 1 2))))", GetParam());
+  EXPECT_EQ(e.kind, ErrorKind::User) << e.str();
+  EXPECT_NE(e.message.find("k: a continuation expects 1 argument, got 2"), std::string::npos) << e.str();
+  EXPECT_EQ(where(e.pos), "2:3") << e.str();
+  Error none = evalErr("(reset (+ 1 (shift k (k))))", GetParam());
+  EXPECT_NE(none.message.find("expects 1 argument, got 0"), std::string::npos) << none.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, Control, ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2),
+                         [](const auto& info) { return std::string(routeName(info.param)); });
+
+// --- the oracle ---
+
+Result<oracle::WideValue> oracleRun(const std::string& src, const std::vector<SeedValue>& seed = {}) {
+  auto p = Program::fromText(src, "prog.scm");
+  if (!p) return p.error();
+  oracle::Point pt;
+  for (const auto& s : seed) pt.params.emplace_back(s.name, oracle::Wide(s.value));
+  return oracle::evaluate(*p, pt);
+}
+
+TEST(ControlOracle, EveryExampleHasItsValue) {
+  for (const auto& c : test::kControlCases) {
+    auto v = oracleRun(c.src, c.seed);
+    ASSERT_TRUE(v) << c.name << ": " << v.error().str();
+    EXPECT_EQ(static_cast<double>(v->total), c.value) << c.name << ": " << c.src;
+  }
+}
+
+TEST(ControlOracle, TheFiniteDifferenceSeesThroughContinuations) {
+  auto p = Program::fromText("(reset (* x (shift k (k (k 2)))))", "prog.scm");
+  ASSERT_TRUE(p);
+  auto fd = oracle::finiteDifference(*p, {{"x", 3.0}}, {"x"}, false);
+  ASSERT_TRUE(fd) << fd.error().str();
+  ASSERT_EQ(fd->gradient.size(), 1u);
+  EXPECT_TRUE(close(fd->gradient[0].second, 12.0));
+}
+
+TEST(ControlOracle, ShiftOutsideAnyResetIsAnErrorAtTheShift) {
+  auto v = oracleRun("(+ 1\n   (shift k (k 2)))");
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message.find("shift: outside any reset"), std::string::npos) << v.error().str();
+  EXPECT_EQ(where(v.error().pos), "2:4") << v.error().str();
+}
+
+TEST(ControlOracle, AContinuationTakesExactlyOneArgument) {
+  auto v = oracleRun("(reset (+ 1 (shift k\n  (k 1 2))))");
+  ASSERT_FALSE(v);
+  EXPECT_NE(v.error().message.find("k: a continuation expects 1 argument, got 2"), std::string::npos)
+      << v.error().str();
+}
+
+// --- the expander ---
+
+TEST(ControlForms, MalformedShiftAndResetAreFormErrors) {
+  for (const char* src : {"(reset)", "(shift k)", "(shift (k) 1)", "(shift %k 1)"}) {
+    auto p = Program::fromText(src, "prog.scm");
+    ASSERT_FALSE(p) << src;
+    EXPECT_EQ(p.error().kind, ErrorKind::Form) << src << ": " << p.error().str();
+  }
+}
+
+TEST(ControlForms, AProgramWithoutControlIsNotConverted) {
+  auto plain = Program::fromText("(define (f x) (* x x)) (f 3)", "prog.scm");
+  ASSERT_TRUE(plain);
+  auto g = plain->compile({});
+  ASSERT_TRUE(g);
+  for (const auto& b : g->blocks) EXPECT_EQ(b.name.find("continuation"), std::string::npos) << b.name;
+  EXPECT_EQ(g->blocks.size(), 2u);  // the entry and f
+}
+
+}  // namespace
+}  // namespace dmci

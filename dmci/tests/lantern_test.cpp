@@ -1,0 +1,139 @@
+// The lantern routes (lantern/Lantern.h): gradients by continuation-based reverse mode, with no tape, equal the
+// direct route's; a fault planted in the tape's sin rule moves direct and not lantern; what is not covered fails.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "driver/Engine.h"
+#include "prims/PrimTable.h"
+#include "support/Eval.h"
+
+namespace dmci {
+namespace {
+
+using test::evalErr;
+using test::evalOk;
+
+struct Case {
+  const char* name;
+  std::string src;
+  std::vector<SeedValue> seed;
+};
+
+// Every differentiable scalar primitive, the variadic forms, closures, the prelude, lists and control flow.
+const std::vector<Case> kCases = {
+    {"arithmetic", "(+ (* x y 2) (- x) (- x y 0.5) (/ x) (/ x y 3) (+) (*) (+ x))", {{"x", 0.7}, {"y", -1.3}}},
+    {"elementary",
+     "(+ (sin x) (cos x) (tan x) (asin (* 0.5 x)) (acos (* 0.5 x)) (atan x) (atan x y) (tanh x) (sigmoid x)"
+     " (softplus x) (exp x) (log (+ 2 x)) (log (+ 2 x) 3) (sqrt (+ 1 x)) (expt (+ 1 x) 1.5) (expt 2 x)"
+     " (square y) (abs y))",
+     {{"x", 0.7}, {"y", -1.3}}},
+    {"min_max", "(+ (min x y 0.1) (max x y) (max y x y))", {{"x", 0.7}, {"y", -1.3}}},
+    {"saturated", "(+ (tanh (* 30 x)) (sigmoid (* -40 x)) (softplus (* 50 x)))", {{"x", 0.7}}},
+    {"closures",
+     "(define (compose f g) (lambda (v) (f (g v))))\n(define (twice f) (compose f f))\n"
+     "((twice (lambda (v) (* v x))) (sin x))",
+     {{"x", 0.7}}},
+    {"prelude", "(fold-left + 0 (map (lambda (v) (* v x)) (list 1 2.5 x)))", {{"x", 0.7}}},
+    {"apply", "(+ (apply * (list x 2 x)) (apply max x '(0.1 0.2)))", {{"x", 0.7}}},
+    {"quoted_list_literals",
+     "(define cs '(1.5 -2 0.25))\n(fold-right (lambda (c acc) (+ c (* x acc))) 0 cs)",
+     {{"x", 0.7}}},
+    {"branches_and_integers",
+     "(let loop ((i 0) (acc 1)) (if (>= i 5) acc (loop (+ i 1) (if (even? i) (* acc x) (+ acc (quotient 7 2))))))",
+     {{"x", 0.7}}},
+    {"non_tail_recursion", "(define (p n) (if (= n 0) 1 (+ 1 (* x (p (- n 1))))))\n(p 30)", {{"x", 0.7}}},
+    {"case_and_eqv",
+     "(define (f n) (case n ((1) (* x 2)) ((2.5) (* x x)) (else x)))\n(+ (f 1) (f 2.5) (f 7))",
+     {{"x", 0.7}}},
+    {"predicates",
+     "(if (and (number? x) (not (pair? x)) (eqv? x x) (equal? (list x) (list x))) (* x x) 0)",
+     {{"x", 0.7}}},
+    {"memv_assv_list_ref",
+     "(+ (car (memv 2 (list 1 2 x))) (cdr (assv 1 (list (cons 1 x)))) (list-ref (list x 3) 1))",
+     {{"x", 0.7}}},
+    {"define_of_a_product", "(define y2 (* x x))\n(define (f v) (* v y2))\n(f (f 3))", {{"x", 0.7}}},
+    {"constant_output", "(if (> x 0) 1 2)", {{"x", 0.7}}},
+};
+
+class Lantern : public ::testing::TestWithParam<Route> {};
+
+// d(value) by the route and by direct: every parameter and every literal, to 1e-12 relative.
+TEST_P(Lantern, GradientsEqualTheDirectRoutes) {
+  for (const auto& c : kCases) {
+    std::vector<std::string> wrt;
+    for (const auto& s : c.seed) wrt.push_back(s.name);
+    Evaluation direct = evalOk(c.src, Route::Direct, c.seed, wrt, true);
+    Evaluation mine = evalOk(c.src, GetParam(), c.seed, wrt, true);
+    EXPECT_EQ(mine.value, direct.value) << c.name;
+    ASSERT_EQ(mine.gradient.size(), direct.gradient.size()) << c.name;
+    for (size_t k = 0; k < mine.gradient.size(); ++k) {
+      EXPECT_EQ(mine.gradient[k].first, direct.gradient[k].first) << c.name;
+      EXPECT_TRUE(test::close(mine.gradient[k].second, direct.gradient[k].second, 1e-12))
+          << c.name << " d/d " << mine.gradient[k].first << ": " << mine.gradient[k].second << " vs "
+          << direct.gradient[k].second;
+    }
+  }
+}
+
+TEST_P(Lantern, DeepNonTailRecursionRunsInTime) {
+  // 10,000 frames, each keeping a dual alive until the way back: the adjoints' trie keeps this O(n log n).
+  std::string src = "(define (t n) (if (= n 0) 0 (+ (/ (* x x) (* n (+ n 1))) (t (- n 1)))))\n(t 10000)";
+  Evaluation ev = evalOk(src, Route::Lantern, {{"x", 3.0}}, {"x"});
+  EXPECT_TRUE(test::close(ev.value, 9.0 * 10000 / 10001, 1e-12));
+  EXPECT_TRUE(test::close(test::gradientOf(ev, "x"), 6.0 * 10000 / 10001, 1e-12));
+}
+
+TEST_P(Lantern, ATensorPrimitiveIsNotCoveredAndSaysSo) {
+  Error e = evalErr("(vsum (vec x 2))", GetParam(), {{"x", 1.0}});
+  EXPECT_NE(e.message.find("not covered by the continuation-based reverse mode: vec"), std::string::npos) << e.str();
+}
+
+TEST_P(Lantern, AProgramUsingShiftItselfIsRefused) {
+  Error e = evalErr("(reset (* x (shift k (k 2))))", GetParam(), {{"x", 1.0}});
+  EXPECT_EQ(e.kind, ErrorKind::Usage) << e.str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, Lantern, ::testing::Values(Route::Lantern, Route::LanternDmci),
+                         [](const auto& info) { return info.param == Route::Lantern ? "lantern" : "lantern_dmci"; });
+
+// Clears planted faults however the test ends.
+struct FaultGuard {
+  FaultGuard(const std::string& prim, double scale) { plantAdjointFault(prim, scale); }
+  ~FaultGuard() { clearAdjointFaults(); }
+};
+
+TEST(LanternFault, APlantedSinFaultMovesTheTapeAndNotLantern) {
+  const std::string src = "(* 2 (sin x))";
+  const double truth = 2 * std::cos(0.7);
+  double direct, dmci, lantern, lanternDmci;
+  {
+    FaultGuard fault("sin", 1.5);
+    direct = test::gradientOf(evalOk(src, Route::Direct, {{"x", 0.7}}, {"x"}), "x");
+    dmci = test::gradientOf(evalOk(src, Route::Dmci, {{"x", 0.7}}, {"x"}), "x");
+    lantern = test::gradientOf(evalOk(src, Route::Lantern, {{"x", 0.7}}, {"x"}), "x");
+    lanternDmci = test::gradientOf(evalOk(src, Route::LanternDmci, {{"x", 0.7}}, {"x"}), "x");
+  }
+  EXPECT_TRUE(test::close(direct, 1.5 * truth));
+  EXPECT_TRUE(test::close(dmci, 1.5 * truth));
+  EXPECT_TRUE(test::close(lantern, truth)) << lantern;
+  EXPECT_TRUE(test::close(lanternDmci, truth)) << lanternDmci;
+}
+
+TEST(LanternEngines, OnlyTheNativeEngineRunsTheLanternRoutes) {
+  EvalOptions o;
+  o.route = Route::Lantern;
+  EXPECT_FALSE(nativeEngine().unsupported(o).has_value());
+  auto replay = engineNamed("replay");
+  ASSERT_TRUE(replay);
+  EXPECT_TRUE((*replay)->unsupported(o).has_value());
+}
+
+TEST(LanternRoutes, NamesParseBack) {
+  for (Route r : {Route::Lantern, Route::LanternDmci}) EXPECT_EQ(parseRoute(routeName(r)), r);
+}
+
+}  // namespace
+}  // namespace dmci

@@ -1,0 +1,53 @@
+// shift and reset on the tensor engine: the standard examples have the native engine's values, by both routes.
+#include <gtest/gtest.h>
+
+#ifdef DMCI_HAVE_TORCH
+#include <string>
+
+#include "driver/Engine.h"
+#include "support/ControlCases.h"
+#include "support/Eval.h"
+
+namespace dmci {
+namespace {
+
+class TensorControl : public ::testing::TestWithParam<Route> {};
+
+TEST_P(TensorControl, EveryExampleHasItsValue) {
+  Engine& tensor = **engineNamed("tensor");
+  for (const auto& c : test::kControlCases) {
+    auto p = Program::fromText(c.src, test::kProgFile);
+    ASSERT_TRUE(p) << c.name;
+    auto ev = tensor.evaluate(*p, c.seed, test::options(GetParam()));
+    ASSERT_TRUE(ev) << c.name << ": " << ev.error().str();
+    EXPECT_EQ(ev->value, c.value) << c.name << ": " << c.src;
+  }
+}
+
+TEST_P(TensorControl, GradientsFlowThroughAContinuationCalledTwice) {
+  auto p = Program::fromText("(reset (* x (shift k (k (k 2)))))", test::kProgFile);
+  ASSERT_TRUE(p);
+  auto ev = (*engineNamed("tensor"))->evaluate(*p, {{"x", 3.0}}, test::options(GetParam(), {"x"}));
+  ASSERT_TRUE(ev) << ev.error().str();
+  EXPECT_EQ(ev->value, 18);
+  EXPECT_TRUE(test::close(test::gradientOf(*ev, "x"), 12.0));
+}
+
+TEST_P(TensorControl, ShiftOutsideAnyResetIsAnError) {
+  auto p = Program::fromText("(+ 1\n   (shift k (k 2)))", test::kProgFile);
+  ASSERT_TRUE(p);
+  auto ev = (*engineNamed("tensor"))->evaluate(*p, {}, test::options(GetParam()));
+  ASSERT_FALSE(ev);
+  EXPECT_NE(ev.error().message.find("shift: outside any reset"), std::string::npos) << ev.error().str();
+  EXPECT_EQ(test::where(ev.error().pos), "2:4") << ev.error().str();
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, TensorControl, ::testing::Values(Route::Direct, Route::Dmci),
+                         [](const auto& info) { return std::string(routeName(info.param)); });
+
+}  // namespace
+}  // namespace dmci
+
+#else
+TEST(TensorControl, SkippedWithoutLibTorch) { GTEST_SKIP() << "built without LibTorch"; }
+#endif
