@@ -12,6 +12,7 @@
 #include "cli/Fuzz.h"
 #include "cli/Merge.h"
 #include "cli/Run.h"
+#include "cli/Search.h"
 
 int main(int argc, char** argv) {
   using namespace dmci::cli;
@@ -21,7 +22,8 @@ int main(int argc, char** argv) {
                                                 addRunCommand(app, true, true), addRunCommand(app, false, false, true),
                                                 addCompileCommand(app),         addExpandCommand(app),
                                                 addPrimsCommand(app),           addEnginesCommand(app),
-                                                addMergeCommand(app),           addFitCommand(app)};
+                                                addMergeCommand(app),           addFitCommand(app),
+                                                addSearchCommand(app)};
   CheckArgs checkArgs;
   auto* check = addCheckCommand(app, checkArgs);
   commands.push_back([&] { return *check ? checkCommand(checkArgs) : -1; });

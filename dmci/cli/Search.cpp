@@ -1,0 +1,289 @@
+// `dmci search --data FILE.csv --target COL --seed-program SEED.scm`: reads the data and the seed program, sets
+// up the task (variables, named parameters, the held-out rows), runs the search and writes what was asked: the
+// progress line on a terminal, --json, --out DIR (and the state that --resume DIR continues from).
+#include "cli/Search.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "cli/Exit.h"
+#include "cli/Split.h"
+#include "driver/Program.h"
+#include "search/SearchReport.h"
+
+namespace dmci::cli {
+
+namespace {
+
+using namespace dmci::search;
+
+struct SearchArgs {
+  std::string data, target, seedProgram, vars, ops = "+ - * / exp log sin cos sqrt expt";
+  uint64_t seed = 1;
+  int jobs = 0;
+  uint64_t evals = 0;
+  double seconds = 0, goal = 0;
+  double holdout = 0.2;
+  std::string split;
+  bool noGradient = false;
+  std::string proposer;
+  double proposerTimeout = 30;
+  int proposerEvery = 1;
+  int iterations = 8, restarts = 2, islands = 4, population = 20, children = 4, maxSize = 30, maxDepth = 10;
+  double candidateSeconds = 2;
+  std::string engine = "replay";
+  bool json = false, quiet = false;
+  std::string out, resume;
+};
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw DmciError(ErrorKind::Io, "cannot read " + path);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+std::vector<std::string> words(const std::string& text) {
+  std::string spaced = text;
+  std::replace(spaced.begin(), spaced.end(), ',', ' ');
+  std::istringstream in(spaced);
+  std::vector<std::string> out;
+  for (std::string w; in >> w;) out.push_back(w);
+  return out;
+}
+
+// The held-out rows: --split COL<VALUE (rows with COL < VALUE are fitted), else a seeded --holdout fraction.
+void splitRows(const SearchArgs& a, const fit::DataTable& t, Task& task) {
+  if (!a.split.empty()) {
+    size_t lt = a.split.find('<');
+    if (lt == std::string::npos || lt == 0) throw UsageError{"--split " + a.split + ": expected COLUMN<VALUE"};
+    auto col = t.column(a.split.substr(0, lt), "--split");
+    if (!col) throw DmciError(col.error());
+    char* end = nullptr;
+    std::string v = a.split.substr(lt + 1);
+    double at = std::strtod(v.c_str(), &end);
+    if (v.empty() || *end) throw UsageError{"--split " + a.split + ": '" + v + "' is not a number"};
+    for (size_t r = 0; r < t.rows(); ++r)
+      (t.columns[static_cast<size_t>(*col)][r] < at ? task.train : task.holdout).push_back(r);
+  } else {
+    if (!(a.holdout > 0 && a.holdout < 1)) throw UsageError{"--holdout: a fraction between 0 and 1"};
+    std::vector<size_t> rows(t.rows());
+    for (size_t r = 0; r < rows.size(); ++r) rows[r] = r;
+    std::shuffle(rows.begin(), rows.end(), std::mt19937_64(a.seed));
+    auto n = static_cast<std::ptrdiff_t>(std::ceil(a.holdout * static_cast<double>(rows.size())));
+    task.holdout.assign(rows.begin(), rows.begin() + n), task.train.assign(rows.begin() + n, rows.end());
+    std::sort(task.holdout.begin(), task.holdout.end()), std::sort(task.train.begin(), task.train.end());
+  }
+  if (task.train.empty() || task.holdout.empty())
+    throw UsageError{"the split leaves no rows to " + std::string(task.train.empty() ? "fit" : "hold out")};
+}
+
+// The variables (--vars, default every column but the target), and the seed's other free names as parameters.
+Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
+  task.data = &t, task.target = a.target;
+  if (auto col = t.column(a.target, "--target"); !col) throw DmciError(col.error());
+  task.vars = splitCommas(a.vars);
+  if (task.vars.empty())
+    for (const auto& name : t.names)
+      if (name != a.target) task.vars.push_back(name);
+  for (const auto& v : task.vars) {
+    if (v == a.target) throw UsageError{"--vars " + v + ": it is the target column"};
+    if (auto col = t.column(v, "--vars"); !col) throw DmciError(col.error());
+  }
+  std::string text = slurp(a.seedProgram);
+  auto program = Program::fromText(text, a.seedProgram);
+  if (!program) throw DmciError(program.error());
+  auto forms = readForms(text, a.seedProgram);
+  if (!forms) throw DmciError(forms.error());
+  Candidate seed{std::move(*forms), {}};
+  for (const auto& name : program->freeParameters()) {
+    if (std::find(task.vars.begin(), task.vars.end(), name) != task.vars.end()) continue;
+    if (t.find(name) >= 0)
+      throw UsageError{a.seedProgram + ": '" + name + "' is a column of " + a.data + " that is not a variable" +
+                       (name == a.target ? " (it is the target)" : " (--vars)")};
+    task.params.push_back(name), seed.params[name] = 1.0;
+  }
+  const auto& y = t.columns[static_cast<size_t>(t.find(a.target))];
+  task.spread = *std::max_element(y.begin(), y.end()) - *std::min_element(y.begin(), y.end());
+  return seed;
+}
+
+SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::string& dataText,
+                          const std::string& seedText) {
+  SearchSettings s;
+  s.seed = a.seed;
+  s.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  s.evals = a.evals == 0 && a.seconds <= 0 ? 2000 : a.evals;
+  s.seconds = a.seconds, s.goal = a.goal;
+  s.islands = a.islands, s.population = a.population, s.children = a.children;
+  s.grammar = {task.vars, task.params, words(a.ops), a.maxSize, a.maxDepth};
+  for (const auto& op : s.grammar.ops)
+    if (operatorArity(op) == 0) throw UsageError{"--ops: '" + op + "' is not an operator (" + knownOperators() + ")"};
+  s.score.gradient = !a.noGradient, s.score.iterations = a.iterations, s.score.restarts = a.restarts;
+  s.score.engine = a.engine, s.score.budget.seconds = a.candidateSeconds, s.score.seconds = 5 * a.candidateSeconds;
+  s.proposer = a.proposer, s.proposerTimeout = a.proposerTimeout, s.proposerEvery = a.proposerEvery;
+  std::string dir = !a.out.empty() ? a.out : a.resume;
+  if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
+  if (!a.resume.empty()) {
+    s.resume = true;
+    s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
+  }
+  std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split;
+  for (const auto& v : task.vars) all += "\x1f" + v;
+  for (double x : {a.holdout, a.candidateSeconds}) all += "\x1f" + std::to_string(x);
+  for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
+                      static_cast<int>(a.noGradient)})
+    all += "\x1f" + std::to_string(x);
+  all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
+  char buf[20];
+  std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));
+  s.fingerprint = buf;
+  return s;
+}
+
+// The progress line on a terminal: evaluations, best held-out RMSE, front size, rate.
+SearchEvents events(const SearchArgs& a) {
+  SearchEvents ev;
+  bool terminal = !a.quiet && isatty(fileno(stderr));
+  if (!a.quiet)
+    ev.note = [terminal](const std::string& msg) {
+      std::fprintf(stderr, "%sdmci search: %s\n", terminal ? "\r\033[K" : "", msg.c_str());
+    };
+  if (!terminal) return ev;
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();
+  ev.generation = [last](const SearchResult& r) {
+    auto now = std::chrono::steady_clock::now();
+    if (now - *last < std::chrono::milliseconds(100)) return;
+    *last = now;
+    std::fprintf(stderr, "\r\033[Ksearch: %llu evaluations  best %.6g (complexity %d)  front %zu  %.0f evals/s",
+                 static_cast<unsigned long long>(r.evaluations), r.found ? r.best.holdoutRmse : NAN,
+                 r.found ? r.best.complexity : 0, r.front.size(), r.seconds > 0 ? r.evaluations / r.seconds : 0.0);
+    std::fflush(stderr);
+  };
+  return ev;
+}
+
+int searchCommand(const SearchArgs& a) {
+  try {
+    if (!a.out.empty() && !a.resume.empty() && a.out != a.resume)
+      throw UsageError{"--resume DIR writes back into DIR: give --out DIR with the same folder, or leave it out"};
+    std::string dataText = slurp(a.data);
+    auto table = fit::parseDataTable(dataText, a.data);
+    if (!table) return reportError(table.error(), a.json);
+    Task task;
+    Candidate seed = setUp(a, *table, task);
+    splitRows(a, *table, task);
+    SearchSettings settings = settingsOf(a, task, dataText, slurp(a.seedProgram));
+    SearchEvents ev = events(a);
+    auto r = runSearch(task, settings, seed, ev);
+    if (ev.generation) std::fprintf(stderr, "\r\033[K");
+    if (!r) return reportError(r.error(), a.json);
+    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient};
+    std::string dir = !a.out.empty() ? a.out : a.resume;
+    if (!dir.empty())
+      if (auto ok = writeSearchOutputs(dir, *r, info); !ok) return reportError(ok.error(), a.json);
+    if (a.json) {
+      std::cout << searchJson(*r, info).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+    } else if (r->found) {
+      std::cout << "best (held-out RMSE " << r->best.holdoutRmse << ", complexity " << r->best.complexity << "):\n"
+                << bestProgram(*r, info) << "front:\n";
+      for (const auto& m : r->front)
+        std::cout << "  " << m.complexity << "  " << m.holdoutRmse << "  " << printForms(m.candidate.forms);
+      std::cout << r->evaluations << " evaluations (" << r->failed << " failed) in " << r->seconds << " s\n";
+    } else {
+      std::cout << "no candidate scored in " << r->evaluations << " evaluations\n";
+    }
+    return r->found ? kOk : kProgramError;
+  } catch (const DmciError& e) {
+    return reportError(e.error(), a.json);
+  }
+}
+
+void addOptions(CLI::App* cmd, SearchArgs& a) {
+  cmd->add_option("--data", a.data, "a CSV file: a header of column names, then one row per observation")->required();
+  cmd->add_option("--target", a.target, "the column the programs predict")->required();
+  cmd->add_option("--seed-program", a.seedProgram,
+                  "the program the search starts from (.scm); its free names that are not variables are named "
+                  "parameters, fitted (from 1) with the literals")
+      ->required();
+  cmd->add_option("--vars", a.vars, "the columns programs may read, comma-separated (default: all but the target)");
+  cmd->add_option("--ops", a.ops, "the operators edits may introduce, separated by spaces or commas")
+      ->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of every random draw (and of the --holdout rows)")->capture_default_str();
+  cmd->add_option("--jobs,-j", a.jobs,
+                  "candidates scored in parallel (0: one per hardware thread); a seed gives the same search for any "
+                  "number, unless --seconds or a candidate's time budget cuts it")
+      ->check(CLI::Range(0, 4096))
+      ->capture_default_str();
+  cmd->add_option("--evals", a.evals, "stop after this many evaluations (default 2000 when --seconds is not given)");
+  cmd->add_option("--seconds", a.seconds, "stop after this much time");
+  cmd->add_option("--goal", a.goal, "stop once the best held-out RMSE is at most this");
+  auto* holdout = cmd->add_option("--holdout", a.holdout, "score on this fraction of the rows, held out (seeded)")
+                      ->capture_default_str();
+  cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest")
+      ->excludes(holdout);
+  cmd->add_flag("--no-gradient", a.noGradient,
+                "fit nothing: constants change only by the proposer's edits (the baseline for exact gradients)");
+  cmd->add_option("--proposer", a.proposer,
+                  "'COMMAND ARGS': an external proposer (run by /bin/sh) that reads a JSON prompt on standard input "
+                  "and writes a JSON array of programs; asked every --proposer-every generations");
+  cmd->add_option("--proposer-timeout", a.proposerTimeout, "seconds before the proposer is killed")
+      ->capture_default_str();
+  cmd->add_option("--proposer-every", a.proposerEvery, "ask the external proposer every N generations")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--iterations", a.iterations, "L-BFGS iterations per start of a candidate's fit")
+      ->capture_default_str();
+  cmd->add_option("--restarts", a.restarts, "further jittered starts of a candidate's fit")->capture_default_str();
+  cmd->add_option("--islands", a.islands, "islands of the population")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--population", a.population, "members per island")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--children", a.children, "children per island per generation")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--max-size", a.maxSize, "the most nodes an edited program may have")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--max-depth", a.maxDepth, "the deepest an edited program may nest")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_option("--candidate-seconds", a.candidateSeconds,
+                  "time budget of one run of a candidate (its fit: five times this)")
+      ->capture_default_str();
+  cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
+  cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
+  cmd->add_option("--out", a.out,
+                  "write best.scm, front.md, front.json, front.svg, progress.svg and the state (state.json) here");
+  cmd->add_option("--resume", a.resume,
+                  "continue the search saved in this folder (same command line; --evals and "
+                  "--seconds count from the start)");
+  cmd->add_flag("--quiet,-q", a.quiet, "no progress line and no notes on standard error");
+}
+
+}  // namespace
+
+std::function<int()> addSearchCommand(CLI::App& app) {
+  auto a = std::make_shared<SearchArgs>();
+  auto* cmd = app.add_subcommand("search",
+                                 "search program structures and their constants together: edits (or an external "
+                                 "proposer) propose, exact gradients fit, held-out error scores");
+  addOptions(cmd, *a);
+  return [cmd, a] { return *cmd ? searchCommand(*a) : -1; };
+}
+
+}  // namespace dmci::cli

@@ -1,0 +1,23 @@
+// The external proposer: any command, run through /bin/sh, that reads one JSON prompt on its standard input and
+// writes candidate programs on its standard output as a JSON array of strings. This is how a user plugs in any
+// LLM client (examples/proposers/openai_proposer.py is one) or a scripted stand-in.
+//
+// The command is time-limited: past the limit its whole process group is killed. A command that fails (it
+// cannot start, exits non-zero, is killed, or prints anything but a JSON array) gives an error in words, and the
+// search goes on with the built-in proposer. Array items that are not strings are reported one by one.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace dmci::search {
+
+struct ProposerReply {
+  std::vector<std::string> programs;
+  std::vector<std::string> rejected;  // why each non-string item was refused
+  std::string error;                  // the whole reply's failure, or ""
+  double seconds = 0;
+};
+
+ProposerReply askProposer(const std::string& command, const std::string& prompt, double timeoutSeconds);
+
+}  // namespace dmci::search

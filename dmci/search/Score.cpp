@@ -1,0 +1,153 @@
+// Scoring a candidate: the reader and expander, the name check, one budgeted run, the in-process fit, the
+// held-out error.
+#include "search/Score.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+
+#include "driver/Engine.h"
+#include "driver/Program.h"
+#include "fit/Fit.h"
+#include "fit/Model.h"
+#include "syntax/Datum.h"
+
+namespace dmci::search {
+
+namespace {
+
+// The name candidates' positions carry: "candidate:1:7: unbound-variable: ...".
+const char* const kFile = "candidate";
+
+bool contains(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+std::string joined(const std::vector<std::string>& v) {
+  std::string out;
+  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
+  return out.empty() ? "none" : out;
+}
+
+bool hasNumber(const Expr& e) {
+  if (e.isNumber()) return true;
+  return std::any_of(e.items.begin(), e.items.end(), hasNumber);
+}
+
+// Every row's prediction at the candidate's own values, without a gradient, under the budgets.
+Result<std::vector<double>> predictRows(const Task& t, const ScoreSettings& s, const Program& p,
+                                        const std::vector<std::string>& inputs, const std::vector<std::string>& used,
+                                        const std::map<std::string, double>& params) {
+  auto engine = engineNamed(s.engine);
+  if (!engine) return engine.error();
+  EvalOptions o;
+  o.gradient = false, o.threads = 1, o.budget = s.budget;
+  std::vector<std::string> names = inputs;
+  names.insert(names.end(), used.begin(), used.end());
+  auto run = (*engine)->prepare(p, names, o);
+  if (!run) return run.error();
+  size_t n = t.data->rows();
+  std::vector<std::vector<double>> values;
+  for (const auto& in : inputs) values.push_back(t.data->columns[static_cast<size_t>(t.data->find(in))]);
+  for (const auto& u : used) values.emplace_back(n, params.at(u));
+  auto ev = (*run)->runLanes(values, static_cast<int64_t>(n));
+  if (!ev) return ev.error();
+  if (ev->isTensor)
+    return Error{ErrorKind::Type, "the program's value must be a number at every row, not a tensor", {}};
+  return ev->value;
+}
+
+// The first row whose prediction is NaN or infinite, said with its line in the data file; or "".
+std::string nonFiniteRow(const Task& t, const std::vector<double>& predicted) {
+  for (size_t r = 0; r < predicted.size(); ++r)
+    if (!std::isfinite(predicted[r]))
+      return "the prediction is " + std::string(std::isnan(predicted[r]) ? "NaN" : "infinite") + " at row " +
+             std::to_string(r + 1) + " of the data (" + t.data->rowPlace(r) + ")";
+  return "";
+}
+
+// The fit of the named parameters and the literals; the fitted candidate and its predictions, or nullopt when
+// the fit does not run or does no better than the start.
+struct Fitted {
+  Candidate candidate;
+  std::vector<double> predicted;
+};
+
+std::optional<Fitted> fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, const std::string& text,
+                                   const std::vector<std::string>& used, double startTrain, uint64_t seed) {
+  fit::ModelSpec spec;
+  spec.programPath = kFile, spec.programText = text, spec.wrt = {"all"};
+  for (const auto& name : used) spec.binds.emplace_back(name, c.params.at(name));
+  spec.engine = s.engine, spec.options.threads = 1, spec.options.budget = s.budget;
+  spec.data = t.data, spec.target = t.target, spec.trainRows = t.train;  // selected on the training rows only
+  auto model = fit::makeModel(spec);
+  if (!model) return std::nullopt;
+  fit::FitSettings fs;
+  fs.optimizer = "lbfgs", fs.method.lr = 1.0, fs.steps = s.iterations, fs.restarts = s.restarts, fs.seed = seed;
+  fs.budgetSeconds = s.seconds, fs.patience = s.iterations + 1, fs.gtol = 0;
+  auto r = fit::runFit(**model, fs);
+  if (!r || r->theta.empty()) return std::nullopt;
+  auto predicted = catchErrors([&] { return (*model)->predict(r->theta); });
+  if (!predicted || !nonFiniteRow(t, *predicted).empty()) return std::nullopt;
+  if (!(rmse(t, *predicted, t.train) < startTrain)) return std::nullopt;
+  const fit::Fitted& f = (*model)->fitted();
+  Fitted out{c, std::move(*predicted)};
+  for (size_t k = 0; k < f.parameters; ++k) out.candidate.params[f.names[k]] = r->theta[k];
+  std::vector<std::string> tokens;
+  for (size_t k = 0; k < f.literals.size(); ++k) tokens.push_back(formatNumber(r->theta[f.parameters + k]));
+  auto forms = readForms(fit::replaceTokens(text, f.literals, tokens), kFile);
+  if (!forms) return std::nullopt;
+  out.candidate.forms = std::move(*forms);
+  return out;
+}
+
+}  // namespace
+
+double rmse(const Task& task, const std::vector<double>& predicted, const std::vector<size_t>& rows) {
+  const auto& y = task.data->columns[static_cast<size_t>(task.data->find(task.target))];
+  double sum = 0;
+  for (size_t r : rows) sum += (predicted[r] - y[r]) * (predicted[r] - y[r]);
+  return std::sqrt(sum / static_cast<double>(std::max<size_t>(1, rows.size())));
+}
+
+Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& c, uint64_t seed) {
+  auto began = std::chrono::steady_clock::now();
+  Score out;
+  out.complexity = complexity(c.value()), out.fitted = c;
+  auto done = [&](std::string error) {
+    out.ok = error.empty(), out.error = std::move(error);
+    out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+    return out;
+  };
+  std::string text = printForms(c.forms);
+  auto program = Program::fromText(text, kFile);
+  if (!program) return done(program.error().str());
+  std::vector<std::string> inputs, used;
+  for (const auto& name : program->freeParameters()) {
+    if (contains(task.vars, name)) {
+      inputs.push_back(name);
+    } else if (contains(task.params, name)) {
+      used.push_back(name);
+    } else {
+      return done("unbound name '" + name + "': not a variable (" + joined(task.vars) + ")" +
+                  (task.params.empty() ? "" : " nor a parameter (" + joined(task.params) + ")"));
+    }
+  }
+  for (const auto& name : task.params)
+    if (!out.fitted.params.count(name)) out.fitted.params[name] = 1.0;
+  auto start = predictRows(task, s, *program, inputs, used, out.fitted.params);
+  if (!start) return done(start.error().str());
+  if (auto bad = nonFiniteRow(task, *start); !bad.empty()) return done(bad);
+  std::vector<double> predicted = std::move(*start);
+  bool fittable = !used.empty() || std::any_of(c.forms.begin(), c.forms.end(), hasNumber);
+  if (s.gradient && fittable)
+    if (auto f = fitCandidate(task, s, out.fitted, text, used, rmse(task, predicted, task.train), seed)) {
+      out.fitted = std::move(f->candidate);
+      predicted = std::move(f->predicted);
+    }
+  out.trainRmse = rmse(task, predicted, task.train);
+  out.holdoutRmse = rmse(task, predicted, task.holdout);
+  return done("");
+}
+
+}  // namespace dmci::search

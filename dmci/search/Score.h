@@ -1,0 +1,58 @@
+// Scoring one candidate: read, checked, fitted, scored on the held-out rows. A candidate that fails at any step
+// scores as failed with its error's text (kept for the proposer); nothing here stops the search.
+//
+//   read     the program's text through the reader and the expander (syntax and unsupported forms)
+//   check    every free name must be a variable (--vars) or a named parameter, else "unbound name"; then one
+//            run over every row at the start values, under the step, heap and time budgets (an endless loop
+//            ends here as a budget error)
+//   fit      with gradients: a few L-BFGS iterations with restarts (fit/Fit.h) of the named parameters and every
+//            numeric literal, on the training rows; the fitted values replace the literals in the program. The
+//            start is kept when no iterate does better. Without gradients the candidate is scored as it is.
+//   score    the root-mean-square error on the held-out rows (and on the training rows, reported)
+#pragma once
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "driver/Options.h"
+#include "fit/DataTable.h"
+#include "search/Expr.h"
+
+namespace dmci::search {
+
+// The data a candidate is scored on.
+struct Task {
+  const fit::DataTable* data = nullptr;
+  std::string target;
+  std::vector<std::string> vars, params;
+  std::vector<size_t> train, holdout;
+  double spread = 1;  // the target's max - min, over every row
+};
+
+struct ScoreSettings {
+  bool gradient = true;
+  int iterations = 8;  // L-BFGS iterations per start
+  int restarts = 2;    // further starts, jittered
+  std::string engine = "replay";
+  Budget budget{2'000'000, 4'000'000, 2.0};  // per run: steps, heap cells, seconds
+  double seconds = 10;                       // the whole fit's time budget
+};
+
+struct Score {
+  bool ok = false;
+  std::string error;  // when failed: the error, as the user would read it
+  double holdoutRmse = std::numeric_limits<double>::infinity();
+  double trainRmse = std::numeric_limits<double>::infinity();
+  int complexity = 0;
+  Candidate fitted;  // the candidate with its fitted literals and parameters
+  double seconds = 0;
+};
+
+// Scores `c`; `seed` drives the fit's restarts.
+Score scoreCandidate(const Task& task, const ScoreSettings& settings, const Candidate& c, uint64_t seed);
+
+// The root-mean-square error of `predicted` against the target on `rows`.
+double rmse(const Task& task, const std::vector<double>& predicted, const std::vector<size_t>& rows);
+
+}  // namespace dmci::search

@@ -1,0 +1,395 @@
+// The outer loop: generations of proposals, scored in parallel, kept by islands, archive and front; the state
+// saved between generations.
+#include "search/Search.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "driver/AtomicFile.h"
+#include "search/ExternalProposer.h"
+
+namespace dmci::search {
+
+namespace {
+
+using json = nlohmann::json;
+
+constexpr size_t kFailuresKept = 20;
+
+// Held-out error with a small price on size: what tournaments and islands compare.
+double fitness(const Member& m) { return m.holdoutRmse * (1 + 0.01 * m.complexity); }
+
+struct Pending {
+  Candidate candidate;
+  size_t island = 0;
+  bool external = false;
+};
+
+struct State {
+  std::mt19937_64 rng;
+  std::vector<std::vector<Member>> islands;
+  EliteArchive archive;
+  std::set<uint64_t> seen;
+  uint64_t evaluations = 0, failed = 0, generation = 0;
+  double seconds = 0;
+  std::vector<std::pair<uint64_t, double>> history;
+  std::deque<Failure> failures;           // the built-in proposer's recent failures
+  std::vector<Failure> proposerFailures;  // the external proposer's, since its last call
+  ProposerCounts proposer;
+};
+
+int hashDigits(const SearchSettings& s) { return s.score.gradient ? 2 : 12; }
+
+// --- the state as JSON ---
+
+json memberJson(const Member& m) {
+  json p = json::object();
+  for (const auto& [name, v] : m.candidate.params) p[name] = v;
+  return {{"program", printForms(m.candidate.forms)},
+          {"params", p},
+          {"holdout_rmse", m.holdoutRmse},
+          {"train_rmse", m.trainRmse},
+          {"complexity", m.complexity},
+          {"evaluation", m.evaluation}};
+}
+
+Member memberOf(const json& j) {
+  Member m;
+  auto forms = readForms(j.at("program").get<std::string>(), "state");
+  if (!forms) throw DmciError(forms.error());
+  m.candidate.forms = std::move(*forms);
+  for (const auto& [name, v] : j.at("params").items()) m.candidate.params[name] = v.get<double>();
+  m.holdoutRmse = j.at("holdout_rmse"), m.trainRmse = j.at("train_rmse");
+  m.complexity = j.at("complexity"), m.evaluation = j.at("evaluation");
+  return m;
+}
+
+json failuresJson(const std::vector<Failure>& fs) {
+  json out = json::array();
+  for (const auto& f : fs) out.push_back({{"program", f.program}, {"error", f.error}});
+  return out;
+}
+
+std::vector<Failure> failuresOf(const json& j) {
+  std::vector<Failure> out;
+  for (const auto& f : j) out.push_back({f.at("program"), f.at("error")});
+  return out;
+}
+
+std::string stateText(const State& st, const std::string& fingerprint) {
+  std::ostringstream rng;
+  rng << st.rng;
+  json islands = json::array();
+  for (const auto& island : st.islands) {
+    json members = json::array();
+    for (const auto& m : island) members.push_back(memberJson(m));
+    islands.push_back(members);
+  }
+  json archive = json::array();
+  for (const auto& m : st.archive.members()) archive.push_back(memberJson(m));
+  json history = json::array();
+  for (const auto& [e, h] : st.history) history.push_back({e, h});
+  json j = {{"fingerprint", fingerprint},
+            {"rng", rng.str()},
+            {"evaluations", st.evaluations},
+            {"failed", st.failed},
+            {"generation", st.generation},
+            {"seconds", st.seconds},
+            {"islands", islands},
+            {"archive", archive},
+            {"seen", st.seen},
+            {"history", history},
+            {"failures", failuresJson({st.failures.begin(), st.failures.end()})},
+            {"proposer_failures", failuresJson(st.proposerFailures)},
+            {"proposer", {st.proposer.calls, st.proposer.failedCalls, st.proposer.programs, st.proposer.scored}}};
+  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Result<bool> loadState(State& st, const std::string& path, const std::string& fingerprint) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorKind::Io, "cannot read the search's state " + path + " (--resume)", {}};
+  json j = json::parse(in, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return Error{ErrorKind::Usage, path + " is not a search's state", {}};
+  if (j.value("fingerprint", "") != fingerprint)
+    return Error{ErrorKind::Usage,
+                 path +
+                     " was saved by a search with other data, seed program or settings; resume it with the same "
+                     "command line",
+                 {}};
+  return catchErrors([&] {
+    try {
+      std::istringstream rng(j.at("rng").get<std::string>());
+      rng >> st.rng;
+      st.evaluations = j.at("evaluations"), st.failed = j.at("failed"), st.generation = j.at("generation");
+      st.seconds = j.at("seconds");
+      st.islands.clear();
+      for (const auto& island : j.at("islands")) {
+        st.islands.emplace_back();
+        for (const auto& m : island) st.islands.back().push_back(memberOf(m));
+      }
+      for (const auto& m : j.at("archive")) st.archive.offer(memberOf(m));
+      for (const auto& h : j.at("seen")) st.seen.insert(h.get<uint64_t>());
+      for (const auto& h : j.at("history")) st.history.emplace_back(h.at(0).get<uint64_t>(), h.at(1).get<double>());
+      for (const auto& f : failuresOf(j.at("failures"))) st.failures.push_back(f);
+      st.proposerFailures = failuresOf(j.at("proposer_failures"));
+      const auto& p = j.at("proposer");
+      st.proposer = {p.at(0), p.at(1), p.at(2), p.at(3)};
+    } catch (const json::exception& e) {
+      throw DmciError(ErrorKind::Usage, path + " is not a search's state: " + e.what());
+    }
+    return true;
+  });
+}
+
+// --- one generation ---
+
+class Loop {
+ public:
+  Loop(const Task& t, const SearchSettings& s, const Candidate& seed, const SearchEvents& ev)
+      : t_(t), s_(s), seed_(seed), ev_(ev), proposer_(s.grammar, s.score.gradient), st_{}, began_(now()) {
+    st_.archive = EliteArchive(t.spread);
+  }
+
+  Result<SearchResult> run() {
+    if (s_.resume) {
+      auto ok = loadState(st_, s_.stateFile, s_.fingerprint);
+      if (!ok) return ok.error();
+    } else {
+      st_.rng.seed(s_.seed);
+      st_.islands.assign(static_cast<size_t>(std::max(1, s_.islands)), {});
+      std::vector<Pending> first{{seed_, 0, false}};
+      st_.seen.insert(canonicalHash(seed_.value(), hashDigits(s_)));
+      take(first, scoreAll(first));
+      for (size_t i = 1; i < st_.islands.size(); ++i) st_.islands[i] = st_.islands[0];
+    }
+    secondsBefore_ = st_.seconds;
+    while (!finished()) {
+      generation();
+      st_.seconds = seconds();
+      if (!s_.stateFile.empty())
+        if (auto ok = writeFileAtomically(s_.stateFile, stateText(st_, s_.fingerprint)); !ok) return ok.error();
+      if (ev_.generation) ev_.generation(result());
+    }
+    return result();
+  }
+
+ private:
+  const Task& t_;
+  const SearchSettings& s_;
+  const Candidate& seed_;
+  const SearchEvents& ev_;
+  BuiltinProposer proposer_;
+  State st_;
+  std::chrono::steady_clock::time_point began_;
+  double secondsBefore_ = 0;
+
+  static std::chrono::steady_clock::time_point now() { return std::chrono::steady_clock::now(); }
+  double seconds() const { return secondsBefore_ + std::chrono::duration<double>(now() - began_).count(); }
+
+  bool finished() const {
+    if (s_.evals && st_.evaluations >= s_.evals) return true;
+    if (s_.seconds > 0 && seconds() >= s_.seconds) return true;
+    const Member* best = st_.archive.best();
+    return s_.goal > 0 && best && best->holdoutRmse <= s_.goal;
+  }
+
+  size_t draw(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(st_.rng); }
+
+  // A parent for island i: an archive elite one time in four, else the best of three drawn from the island.
+  Candidate parent(size_t i) {
+    const auto& island = st_.islands[i];
+    bool fromArchive = std::uniform_real_distribution<double>(0, 1)(st_.rng) < 0.25;
+    if (island.empty() || (fromArchive && !st_.archive.empty()))
+      return st_.archive.empty() ? seed_ : st_.archive.draw(st_.rng).candidate;
+    const Member* best = nullptr;
+    for (int k = 0; k < 3; ++k) {
+      const Member& m = island[draw(island.size())];
+      if (!best || fitness(m) < fitness(*best)) best = &m;
+    }
+    return best->candidate;
+  }
+
+  void generation() {
+    std::vector<Pending> batch;
+    std::set<uint64_t> inBatch;
+    auto fresh = [&](const Candidate& c) {
+      uint64_t h = canonicalHash(c.value(), hashDigits(s_));
+      if (st_.seen.count(h) || inBatch.count(h)) return false;
+      inBatch.insert(h);
+      return true;
+    };
+    for (size_t i = 0; i < st_.islands.size(); ++i)
+      for (int k = 0; k < s_.children; ++k) {
+        Candidate p = parent(i), other = parent(draw(st_.islands.size()));
+        for (int attempt = 0; attempt < 8; ++attempt) {
+          Proposal child = proposer_.propose(p, other, st_.rng);
+          if (!fresh(child.candidate)) continue;
+          batch.push_back({std::move(child.candidate), i, false});
+          break;
+        }
+      }
+    if (!s_.proposer.empty() && st_.generation % static_cast<uint64_t>(std::max(1, s_.proposerEvery)) == 0)
+      askExternal(batch, fresh);
+    for (const auto& p : batch) st_.seen.insert(canonicalHash(p.candidate.value(), hashDigits(s_)));
+    take(batch, scoreAll(batch));
+    ++st_.generation;
+    if (s_.migrateEvery > 0 && st_.generation % static_cast<uint64_t>(s_.migrateEvery) == 0) migrate();
+  }
+
+  void askExternal(std::vector<Pending>& batch, const std::function<bool(const Candidate&)>& fresh) {
+    std::vector<Member> best = st_.archive.members();
+    std::sort(best.begin(), best.end(), better);
+    if (best.size() > 8) best.resize(8);
+    std::vector<Failure> failures = st_.proposerFailures;
+    for (size_t k = 0; k < st_.failures.size() && k < 5; ++k) failures.push_back(st_.failures[k]);
+    ++st_.proposer.calls;
+    ProposerReply reply =
+        askProposer(s_.proposer, proposerPrompt(t_, s_, best, failures, st_.proposer.calls), s_.proposerTimeout);
+    st_.proposerFailures.clear();
+    if (!reply.error.empty()) {
+      ++st_.proposer.failedCalls;
+      st_.proposerFailures.push_back({"", reply.error});
+      if (ev_.note) ev_.note(reply.error + "; the search goes on with the built-in proposer");
+      return;
+    }
+    for (const auto& why : reply.rejected) st_.proposerFailures.push_back({"", why});
+    std::map<std::string, double> params = best.empty() ? seed_.params : best.front().candidate.params;
+    size_t island = 0;
+    for (const auto& text : reply.programs) {
+      ++st_.proposer.programs;
+      auto forms = readForms(text, "proposal");
+      if (!forms) {
+        ++st_.evaluations, ++st_.failed;
+        st_.proposerFailures.push_back({text, forms.error().str()});
+        continue;
+      }
+      Candidate c{std::move(*forms), params};
+      if (!fresh(c)) continue;
+      batch.push_back({std::move(c), island++ % st_.islands.size(), true});
+    }
+  }
+
+  std::vector<Score> scoreAll(const std::vector<Pending>& batch) {
+    std::vector<Score> scores(batch.size());
+    std::atomic<size_t> next{0};
+    uint64_t base = st_.evaluations;
+    auto work = [&] {
+      for (size_t k; (k = next++) < batch.size();)
+        scores[k] = scoreCandidate(t_, s_.score, batch[k].candidate, s_.seed * 1000003u + base + k);
+    };
+    size_t jobs = std::min(batch.size(), static_cast<size_t>(std::max(1, s_.jobs)));
+    std::vector<std::thread> pool;
+    for (size_t j = 1; j < jobs; ++j) pool.emplace_back(work);
+    work();
+    for (auto& th : pool) th.join();
+    return scores;
+  }
+
+  void take(const std::vector<Pending>& batch, const std::vector<Score>& scores) {
+    for (size_t k = 0; k < batch.size(); ++k) {
+      ++st_.evaluations;
+      const Score& s = scores[k];
+      if (batch[k].external) ++st_.proposer.scored;
+      if (!s.ok) {
+        ++st_.failed;
+        Failure f{printForms(batch[k].candidate.forms), s.error};
+        if (batch[k].external) {
+          st_.proposerFailures.push_back(f);
+        } else {
+          st_.failures.push_front(f);
+          if (st_.failures.size() > kFailuresKept) st_.failures.pop_back();
+        }
+        continue;
+      }
+      Member m{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, st_.evaluations};
+      st_.seen.insert(canonicalHash(m.candidate.value(), hashDigits(s_)));
+      const Member* before = st_.archive.best();
+      double bestBefore = before ? before->holdoutRmse : INFINITY;
+      st_.archive.offer(m);
+      if (m.holdoutRmse < bestBefore) st_.history.emplace_back(st_.evaluations, m.holdoutRmse);
+      join(batch[k].island, m);
+    }
+  }
+
+  void join(size_t island, const Member& m) {
+    auto& members = st_.islands[island];
+    members.push_back(m);
+    if (members.size() <= static_cast<size_t>(s_.population)) return;
+    members.erase(members.begin());  // the oldest leaves (regularized evolution); the archive keeps the elites
+  }
+
+  void migrate() {
+    size_t n = st_.islands.size();
+    std::vector<const Member*> bests(n, nullptr);
+    for (size_t i = 0; i < n; ++i)
+      for (const auto& m : st_.islands[i])
+        if (!bests[i] || fitness(m) < fitness(*bests[i])) bests[i] = &m;
+    std::vector<Member> movers;
+    for (size_t i = 0; i < n; ++i) movers.push_back(bests[(i + 1) % n] ? *bests[(i + 1) % n] : Member{});
+    for (size_t i = 0; i < n; ++i)
+      if (bests[(i + 1) % n] && n > 1) join(i, movers[i]);
+  }
+
+  SearchResult result() const {
+    SearchResult r;
+    if (const Member* b = st_.archive.best()) r.best = *b, r.found = true;
+    r.front = paretoFront(st_.archive.members());
+    r.evaluations = st_.evaluations, r.failed = st_.failed, r.generations = st_.generation;
+    r.seconds = seconds(), r.history = st_.history, r.proposer = st_.proposer;
+    return r;
+  }
+};
+
+json columnSummary(const std::vector<double>& v) {
+  double lo = INFINITY, hi = -INFINITY, sum = 0;
+  for (double x : v) lo = std::min(lo, x), hi = std::max(hi, x), sum += x;
+  return {{"min", lo}, {"max", hi}, {"mean", v.empty() ? 0 : sum / static_cast<double>(v.size())}};
+}
+
+}  // namespace
+
+std::string proposerPrompt(const Task& task, const SearchSettings& s, const std::vector<Member>& best,
+                           const std::vector<Failure>& failures, uint64_t call) {
+  json columns = json::object();
+  std::vector<std::string> shown = task.vars;
+  shown.push_back(task.target);
+  for (const auto& name : shown) columns[name] = columnSummary(task.data->columns[task.data->find(name)]);
+  json sample = json::array();
+  for (size_t r = 0; r < task.data->rows() && r < 8; ++r) {
+    json row = json::object();
+    for (const auto& name : shown) row[name] = task.data->columns[task.data->find(name)][r];
+    sample.push_back(row);
+  }
+  json bestJson = json::array();
+  for (const auto& m : best) bestJson.push_back(memberJson(m));
+  json j = {{"task", "Propose Scheme programs (one expression each) that predict the column '" + task.target +
+                         "' from the variables. Numeric literals and the named parameters are fitted to the data by "
+                         "gradient descent before a program is scored, so write the structure and leave the constants "
+                         "rough. Lower held-out RMSE is better; simpler programs (fewer nodes) are preferred."},
+            {"reply", "a JSON array of program strings, e.g. [\"(* a (exp (- (* b t))))\"]"},
+            {"call", call},
+            {"want", s.proposerWant},
+            {"target", task.target},
+            {"variables", task.vars},
+            {"parameters", task.params},
+            {"operators", s.grammar.ops},
+            {"data", {{"rows", task.data->rows()}, {"columns", columns}, {"first_rows", sample}}},
+            {"best", bestJson},
+            {"failures", failuresJson(failures)}};
+  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+Result<SearchResult> runSearch(const Task& task, const SearchSettings& settings, const Candidate& seed,
+                               const SearchEvents& events) {
+  return Loop(task, settings, seed, events).run();
+}
+
+}  // namespace dmci::search

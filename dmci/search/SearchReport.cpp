@@ -1,0 +1,124 @@
+// The search's outputs: JSON, the best program, the front's table and the two plots.
+#include "search/SearchReport.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <map>
+
+#include "driver/AtomicFile.h"
+#include "driver/JsonNumber.h"
+#include "fit/Svg.h"
+
+namespace dmci::search {
+
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+std::string trimmed(std::string s) {
+  while (!s.empty() && s.back() == '\n') s.pop_back();
+  return s;
+}
+
+// The named parameters the candidate uses, with their values.
+std::map<std::string, double> usedParams(const Candidate& c) {
+  std::map<std::string, double> out;
+  for (const auto& form : c.forms)
+    for (const auto& s : symbolsOf(form))
+      if (auto it = c.params.find(s); it != c.params.end()) out.insert(*it);
+  return out;
+}
+
+ojson memberJson(const Member& m) {
+  ojson params = ojson::object();
+  for (const auto& [name, v] : usedParams(m.candidate)) params[name] = jsonNumber(v);
+  return {{"program", trimmed(printForms(m.candidate.forms))},
+          {"holdout_rmse", jsonNumber(m.holdoutRmse)},
+          {"train_rmse", jsonNumber(m.trainRmse)},
+          {"complexity", m.complexity},
+          {"params", params},
+          {"evaluation", m.evaluation}};
+}
+
+std::string number(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", x);
+  return buf;
+}
+
+}  // namespace
+
+ojson searchJson(const SearchResult& r, const SearchInfo& info) {
+  ojson front = ojson::array();
+  for (const auto& m : r.front) front.push_back(memberJson(m));
+  ojson history = ojson::array();
+  for (const auto& [e, h] : r.history) history.push_back({e, jsonNumber(h)});
+  return {{"best", r.found ? memberJson(r.best) : ojson(nullptr)},
+          {"pareto", front},
+          {"evaluations", r.evaluations},
+          {"seconds", r.seconds},
+          {"failed", r.failed},
+          {"generations", r.generations},
+          {"seed", info.seed},
+          {"gradient", info.gradient},
+          {"history", history},
+          {"proposer",
+           {{"calls", r.proposer.calls},
+            {"failed_calls", r.proposer.failedCalls},
+            {"programs", r.proposer.programs},
+            {"scored", r.proposer.scored}}}};
+}
+
+std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
+  if (!r.found) return "; dmci search found no candidate that scores\n";
+  std::string out = "; dmci search from " + info.seedProgram + " on " + info.data + " (target " + info.target +
+                    ", seed " + std::to_string(info.seed) + "): held-out RMSE " + number(r.best.holdoutRmse) +
+                    ", training RMSE " + number(r.best.trainRmse) + ", complexity " +
+                    std::to_string(r.best.complexity) + ", found at evaluation " + std::to_string(r.best.evaluation) +
+                    " of " + std::to_string(r.evaluations) + "\n";
+  for (const auto& [name, v] : usedParams(r.best.candidate)) out += "; parameter " + name + " = " + number(v) + "\n";
+  return out + printForms(r.best.candidate.forms);
+}
+
+std::string frontMarkdown(const SearchResult& r, const SearchInfo& info) {
+  std::string md = "# `dmci search`: the Pareto front\n\nFrom `" + info.seedProgram + "` on `" + info.data +
+                   "` (target `" + info.target + "`), seed " + std::to_string(info.seed) + ", gradients " +
+                   (info.gradient ? "on" : "off") + ": " + std::to_string(r.evaluations) + " evaluations (" +
+                   std::to_string(r.failed) + " failed) in " + number(r.seconds) + " s.\n\n" +
+                   "| complexity | held-out RMSE | training RMSE | program | parameters |\n|---:|---:|---:|---|---|\n";
+  for (const auto& m : r.front) {
+    std::string params;
+    for (const auto& [name, v] : usedParams(m.candidate))
+      params += (params.empty() ? "" : ", ") + name + " = " + number(v);
+    md += "| " + std::to_string(m.complexity) + " | " + number(m.holdoutRmse) + " | " + number(m.trainRmse) + " | `" +
+          trimmed(printForms(m.candidate.forms)) + "` | " + params + " |\n";
+  }
+  return md + "\n![front](front.svg)\n\n![progress](progress.svg)\n";
+}
+
+Result<bool> writeSearchOutputs(const std::string& dir, const SearchResult& r, const SearchInfo& info) {
+  namespace fs = std::filesystem;
+  fit::Chart front{"Pareto front", "complexity (nodes)", "held-out RMSE", true, {}};
+  fit::Series points{"front", {}, {}, true, "#1f77b4"};
+  for (const auto& m : r.front) points.x.push_back(m.complexity), points.y.push_back(m.holdoutRmse);
+  front.series.push_back(points);
+  fit::Chart progress{"Best held-out RMSE", "evaluations", "held-out RMSE", true, {}};
+  fit::Series line{"best", {}, {}, false, "#d62728"};
+  for (const auto& [e, h] : r.history) {
+    if (!line.y.empty()) line.x.push_back(static_cast<double>(e)), line.y.push_back(line.y.back());  // steps
+    line.x.push_back(static_cast<double>(e)), line.y.push_back(h);
+  }
+  if (!line.y.empty()) line.x.push_back(static_cast<double>(r.evaluations)), line.y.push_back(line.y.back());
+  progress.series.push_back(line);
+  ojson frontJson = searchJson(r, info)["pareto"];
+  const std::pair<const char*, std::string> files[] = {{"best.scm", bestProgram(r, info)},
+                                                       {"front.md", frontMarkdown(r, info)},
+                                                       {"front.json", frontJson.dump(1) + "\n"},
+                                                       {"front.svg", fit::svgChart(front)},
+                                                       {"progress.svg", fit::svgChart(progress)}};
+  for (const auto& [name, text] : files)
+    if (auto ok = writeFileAtomically((fs::path(dir) / name).string(), text); !ok) return ok.error();
+  return true;
+}
+
+}  // namespace dmci::search

@@ -1,0 +1,29 @@
+// What a search prints and writes: the --json object, and the --out folder (best.scm, front.md, front.json,
+// front.svg: held-out error against complexity, progress.svg: the best held-out error over evaluations), each
+// file written whole or not at all.
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "search/Search.h"
+
+namespace dmci::search {
+
+// What the search was, for the outputs' words.
+struct SearchInfo {
+  std::string data, target, seedProgram;
+  uint64_t seed = 0;
+  bool gradient = true;
+};
+
+// {"best": {"program", "holdout_rmse", "train_rmse", "complexity", "params"}, "pareto": [...], "evaluations",
+//  "seconds", ...}.
+nlohmann::ordered_json searchJson(const SearchResult& r, const SearchInfo& info);
+// The best program, under comment lines saying what it scored and its fitted parameters.
+std::string bestProgram(const SearchResult& r, const SearchInfo& info);
+// The front as a Markdown table.
+std::string frontMarkdown(const SearchResult& r, const SearchInfo& info);
+// Writes DIR/best.scm, front.md, front.json, front.svg and progress.svg.
+Result<bool> writeSearchOutputs(const std::string& dir, const SearchResult& r, const SearchInfo& info);
+
+}  // namespace dmci::search

@@ -1,0 +1,225 @@
+// dmci search in-process: the canonical hash, the built-in proposer's edits, a candidate's score (fitted,
+// failed for each reason), and the search's determinism and resume.
+#include "search/Search.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <functional>
+#include <random>
+
+#include "driver/Program.h"
+#include "fit/Literals.h"
+
+namespace {
+
+using namespace dmci;
+using namespace dmci::search;
+
+Expr read(const std::string& text) {
+  auto forms = readForms(text, "test");
+  EXPECT_TRUE(forms.ok()) << forms.error().str();
+  return forms ? forms->back() : Expr{};
+}
+
+Candidate candidate(const std::string& text, std::map<std::string, double> params = {}) {
+  return {{read(text)}, std::move(params)};
+}
+
+// --- the canonical hash ---
+
+TEST(SearchHash, BoundNamesAreRenamed) {
+  EXPECT_EQ(canonicalHash(read("(let ((u (* 2 t))) (+ u 1))"), 2),
+            canonicalHash(read("(let ((v (* 2 t))) (+ v 1))"), 2));
+}
+
+TEST(SearchHash, FreeNamesAreKept) { EXPECT_NE(canonicalHash(read("(* a t)"), 2), canonicalHash(read("(* b t)"), 2)); }
+
+TEST(SearchHash, LiteralsAreBucketedToTheDigitsAsked) {
+  EXPECT_EQ(canonicalHash(read("(* 2.01 t)"), 2), canonicalHash(read("(* 2.04 t)"), 2));
+  EXPECT_NE(canonicalHash(read("(* 2.01 t)"), 2), canonicalHash(read("(* 2.6 t)"), 2));
+  EXPECT_NE(canonicalHash(read("(* 2.01 t)"), 12), canonicalHash(read("(* 2.04 t)"), 12));
+}
+
+TEST(SearchHash, OperandsOfPlusAndTimesAreUnorderedButNotOfMinus) {
+  EXPECT_EQ(canonicalHash(read("(+ (sin t) a)"), 2), canonicalHash(read("(+ a (sin t))"), 2));
+  EXPECT_NE(canonicalHash(read("(- (sin t) a)"), 2), canonicalHash(read("(- a (sin t))"), 2));
+}
+
+// --- the built-in proposer ---
+
+Grammar grammar() {
+  return {{"t", "x"}, {"a"}, {"+", "-", "*", "/", "exp", "log", "sin", "cos", "sqrt", "expt"}, 20, 7};
+}
+
+TEST(SearchEdits, EveryEditKeepsTheProgramWellFormedAndWithinTheLimits) {
+  BuiltinProposer p(grammar(), true);
+  std::mt19937_64 rng(7);
+  std::vector<Candidate> parents = {candidate("(* a t)", {{"a", 1}}), candidate("(+ (* 2.5 (sin x)) (/ t 3))"),
+                                    candidate("(exp (- (* a t) (cos x)))", {{"a", 0.5}}), candidate("1.5")};
+  int applied = 0;
+  for (const auto& name : BuiltinProposer::editNames())
+    for (int k = 0; k < 200; ++k) {
+      const Candidate& parent = parents[static_cast<size_t>(k) % parents.size()];
+      auto child = p.edit(name, parent, parents[(static_cast<size_t>(k) + 1) % parents.size()], rng);
+      if (!child) continue;
+      ++applied;
+      std::string text = printForms(child->forms);
+      auto back = readForms(text, "child");
+      ASSERT_TRUE(back.ok()) << name << ": " << text;
+      EXPECT_TRUE(*back == child->forms) << name << ": " << text;
+      EXPECT_TRUE(Program::fromText(text, "child").ok()) << name << ": " << text;
+      for (const auto& s : symbolsOf(child->value()))
+        EXPECT_TRUE(operatorArity(s) > 0 || s == "t" || s == "x" || s == "a") << name << ": " << text;
+    }
+  EXPECT_GT(applied, 1000);
+  for (int k = 0; k < 300; ++k) {
+    Proposal child = p.propose(parents[1], parents[2], rng);
+    EXPECT_LE(complexity(child.candidate.value()), 20) << printForms(child.candidate.forms);
+    EXPECT_LE(depth(child.candidate.value()), 7) << printForms(child.candidate.forms);
+  }
+}
+
+TEST(SearchEdits, SimplifyFoldsConstantsAndDropsIdentities) {
+  Expr e = read("(+ (* 2 3) (* x 1) (- t 0))");
+  EXPECT_TRUE(simplify(e));
+  EXPECT_EQ(print(e), "(+ 6 x t)");
+}
+
+TEST(SearchEdits, TheSameSeedGivesTheSameChildren) {
+  BuiltinProposer p(grammar(), true);
+  std::mt19937_64 r1(3), r2(3);
+  Candidate parent = candidate("(+ (* 2.5 (sin x)) (/ t 3))");
+  for (int k = 0; k < 50; ++k)
+    EXPECT_EQ(printForms(p.propose(parent, parent, r1).candidate.forms),
+              printForms(p.propose(parent, parent, r2).candidate.forms));
+}
+
+// --- scoring ---
+
+// y = 2 e^(-0.3 t) cos(1.7 t) on 120 rows, one in five held out.
+struct Oscillator {
+  fit::DataTable data;
+  Task task;
+  Oscillator() {
+    data.path = "osc.csv", data.names = {"t", "y"}, data.columns.resize(2);
+    for (int i = 0; i < 120; ++i) {
+      double t = 0.08 * i;
+      data.columns[0].push_back(t), data.columns[1].push_back(2 * std::exp(-0.3 * t) * std::cos(1.7 * t));
+      data.lines.push_back(static_cast<uint32_t>(i + 2));
+      (i % 5 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+    }
+    task.data = &data, task.target = "y", task.vars = {"t"}, task.params = {"a"}, task.spread = 3;
+  }
+};
+
+TEST(SearchScore, TheRightStructureIsFittedToTheData) {
+  Oscillator o;
+  ScoreSettings settings;
+  settings.iterations = 40;
+  Score s = scoreCandidate(o.task, settings, candidate("(* a (exp (* -0.2 t)) (cos (* 1.6 t)))", {{"a", 1}}), 1);
+  ASSERT_TRUE(s.ok) << s.error;
+  EXPECT_LT(s.holdoutRmse, 1e-6);
+  EXPECT_NEAR(s.fitted.params.at("a"), 2, 1e-6);
+  EXPECT_EQ(s.complexity, 10);
+}
+
+TEST(SearchScore, WithoutGradientsTheCandidateIsScoredAsItIs) {
+  Oscillator o;
+  ScoreSettings settings;
+  settings.gradient = false;
+  Score s = scoreCandidate(o.task, settings, candidate("(* a (exp (* -0.2 t)) (cos (* 1.6 t)))", {{"a", 1}}), 1);
+  ASSERT_TRUE(s.ok) << s.error;
+  EXPECT_GT(s.holdoutRmse, 0.1);
+  EXPECT_EQ(s.fitted.params.at("a"), 1);
+}
+
+TEST(SearchScore, AnUnboundNameFailsNamingIt) {
+  Oscillator o;
+  Score s = scoreCandidate(o.task, {}, candidate("(* k t)"), 1);
+  EXPECT_FALSE(s.ok);
+  EXPECT_EQ(s.error, "unbound name 'k': not a variable (t) nor a parameter (a)");
+}
+
+TEST(SearchScore, AnEndlessLoopFailsOnTheStepBudget) {
+  Oscillator o;
+  Score s = scoreCandidate(o.task, {}, candidate("(let loop () (loop))"), 1);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("budget"), std::string::npos) << s.error;
+}
+
+TEST(SearchScore, ANonFinitePredictionFailsAtItsRow) {
+  Oscillator o;
+  Score s = scoreCandidate(o.task, {}, candidate("(log (- t 1))"), 1);
+  EXPECT_FALSE(s.ok);
+  EXPECT_NE(s.error.find("is NaN at row 1 of the data (osc.csv:2)"), std::string::npos) << s.error;
+}
+
+// --- the search ---
+
+SearchSettings small(uint64_t evals, int jobs) {
+  SearchSettings s;
+  s.seed = 11, s.jobs = jobs, s.evals = evals, s.islands = 2, s.children = 4, s.population = 8;
+  s.grammar = grammar();
+  s.grammar.vars = {"t"};
+  return s;
+}
+
+std::string frontText(const SearchResult& r) {
+  std::string out;
+  for (const auto& m : r.front) out += printForms(m.candidate.forms) + fit::schemeNumber(m.holdoutRmse) + "\n";
+  return out;
+}
+
+TEST(SearchLoop, TheSameSeedGivesTheSameFrontForAnyNumberOfJobs) {
+  Oscillator o;
+  Candidate seed = candidate("(* a (cos (* 1.5 t)))", {{"a", 1}});
+  auto one = runSearch(o.task, small(60, 1), seed);
+  auto again = runSearch(o.task, small(60, 1), seed);
+  auto three = runSearch(o.task, small(60, 3), seed);
+  ASSERT_TRUE(one.ok() && again.ok() && three.ok());
+  EXPECT_FALSE(one->front.empty());
+  EXPECT_EQ(frontText(*one), frontText(*again));
+  EXPECT_EQ(frontText(*one), frontText(*three));
+  auto other = small(60, 1);
+  other.seed = 12;
+  EXPECT_NE(frontText(*one), frontText(*runSearch(o.task, other, seed)));
+}
+
+TEST(SearchLoop, AResumedSearchEndsWhereTheUninterruptedOneDoes) {
+  Oscillator o;
+  Candidate seed = candidate("(* a (cos (* 1.5 t)))", {{"a", 1}});
+  auto dir = std::filesystem::temp_directory_path() / ("dmci_search_resume_" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  auto first = small(40, 1);
+  first.stateFile = (dir / "state.json").string();
+  auto part = runSearch(o.task, first, seed);
+  ASSERT_TRUE(part.ok()) << part.error().str();
+  auto rest = small(90, 1);
+  rest.stateFile = first.stateFile, rest.resume = true;
+  auto resumed = runSearch(o.task, rest, seed);
+  ASSERT_TRUE(resumed.ok()) << resumed.error().str();
+  auto whole = runSearch(o.task, small(90, 1), seed);
+  ASSERT_TRUE(whole.ok());
+  EXPECT_LT(part->evaluations, whole->evaluations);
+  EXPECT_EQ(resumed->evaluations, whole->evaluations);
+  EXPECT_EQ(frontText(*resumed), frontText(*whole));
+  EXPECT_EQ(resumed->history, whole->history);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SearchLoop, AStateOfOtherSettingsIsRefused) {
+  Oscillator o;
+  auto dir = std::filesystem::temp_directory_path() / ("dmci_search_refused_" + std::to_string(::getpid()));
+  auto s = small(10, 1);
+  s.stateFile = (dir / "state.json").string(), s.fingerprint = "one";
+  ASSERT_TRUE(runSearch(o.task, s, candidate("(* a t)", {{"a", 1}})).ok());
+  s.resume = true, s.fingerprint = "two";
+  auto r = runSearch(o.task, s, candidate("(* a t)", {{"a", 1}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_NE(r.error().message.find("other data, seed program or settings"), std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
