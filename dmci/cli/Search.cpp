@@ -219,7 +219,8 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "parameters, fitted (from 1) with the literals")
       ->required();
   cmd->add_option("--vars", a.vars, "the columns programs may read, comma-separated (default: all but the target)");
-  cmd->add_option("--ops", a.ops, "the operators edits may introduce, separated by spaces or commas")
+  cmd->add_option("--ops", a.ops,
+                  "the operators edits may introduce, separated by spaces or commas (any of: " + knownOperators() + ")")
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of every random draw (and of the --holdout rows)")->capture_default_str();
   cmd->add_option("--jobs,-j", a.jobs,

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -120,6 +121,7 @@ ProposerReply askProposer(const std::string& command, const std::string& prompt,
   Outcome o = runCommand(command, prompt, timeoutSeconds);
   sigaction(SIGPIPE, &old, nullptr);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  while (!o.err.empty() && std::isspace(static_cast<unsigned char>(o.err.back()))) o.err.pop_back();
   std::string stderrTail =
       o.err.empty()
           ? ""

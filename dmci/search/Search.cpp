@@ -23,6 +23,8 @@ namespace {
 using json = nlohmann::json;
 
 constexpr size_t kFailuresKept = 20;
+// Generations in a row with nothing new to score before the search gives up (every child was seen before).
+constexpr int kBarrenGenerations = 200;
 
 // Held-out error with a small price on size: what tournaments and islands compare.
 double fitness(const Member& m) { return m.holdoutRmse * (1 + 0.01 * m.complexity); }
@@ -171,12 +173,16 @@ class Loop {
       for (size_t i = 1; i < st_.islands.size(); ++i) st_.islands[i] = st_.islands[0];
     }
     secondsBefore_ = st_.seconds;
-    while (!finished()) {
-      generation();
+    for (int barren = 0; !finished();) {
+      barren = generation() ? 0 : barren + 1;
       st_.seconds = seconds();
       if (!s_.stateFile.empty())
         if (auto ok = writeFileAtomically(s_.stateFile, stateText(st_, s_.fingerprint)); !ok) return ok.error();
       if (ev_.generation) ev_.generation(result());
+      if (barren >= kBarrenGenerations) {
+        if (ev_.note) ev_.note("no proposer found a new candidate in " + std::to_string(barren) + " generations");
+        break;
+      }
     }
     return result();
   }
@@ -217,7 +223,8 @@ class Loop {
     return best->candidate;
   }
 
-  void generation() {
+  // One generation; false when it had nothing new to score.
+  bool generation() {
     std::vector<Pending> batch;
     std::set<uint64_t> inBatch;
     auto fresh = [&](const Candidate& c) {
@@ -239,9 +246,11 @@ class Loop {
     if (!s_.proposer.empty() && st_.generation % static_cast<uint64_t>(std::max(1, s_.proposerEvery)) == 0)
       askExternal(batch, fresh);
     for (const auto& p : batch) st_.seen.insert(canonicalHash(p.candidate.value(), hashDigits(s_)));
+    uint64_t before = st_.evaluations;
     take(batch, scoreAll(batch));
     ++st_.generation;
     if (s_.migrateEvery > 0 && st_.generation % static_cast<uint64_t>(s_.migrateEvery) == 0) migrate();
+    return st_.evaluations > before;
   }
 
   void askExternal(std::vector<Pending>& batch, const std::function<bool(const Candidate&)>& fresh) {

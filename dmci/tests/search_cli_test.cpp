@@ -106,7 +106,7 @@ TEST_F(SearchCli, AProposerThatGetsEverythingWrongIsSurvivedAndToldEachFailure) 
   EXPECT_NE(failures(prompt(3)).find("not a JSON array of program strings: '\\x01\\xff\\xfe not json'"),
             std::string::npos)
       << failures(prompt(3));
-  EXPECT_NE(failures(prompt(4)).find("exited with status 3 (its standard error: gave up"), std::string::npos)
+  EXPECT_NE(failures(prompt(4)).find("exited with status 3 (its standard error: gave up)"), std::string::npos)
       << failures(prompt(4));
   EXPECT_NE(o.err.find("the proposer exited with status 3"), std::string::npos) << o.err;
 }

@@ -209,6 +209,17 @@ TEST(SearchLoop, AResumedSearchEndsWhereTheUninterruptedOneDoes) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(SearchLoop, ASearchWithNothingNewToProposeStops) {
+  Oscillator o;
+  auto s = small(1000000, 1);  // the variable t, no operators: only constants (two digits) and t are new
+  s.grammar.ops.clear(), s.grammar.params.clear();
+  std::string note;
+  auto r = runSearch(o.task, s, candidate("t"), {{}, [&](const std::string& n) { note = n; }});
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_LT(r->evaluations, 100000u);
+  EXPECT_EQ(note, "no proposer found a new candidate in 200 generations");
+}
+
 TEST(SearchLoop, AStateOfOtherSettingsIsRefused) {
   Oscillator o;
   auto dir = std::filesystem::temp_directory_path() / ("dmci_search_refused_" + std::to_string(::getpid()));
