@@ -188,3 +188,9 @@ prog("tensors/markov_stationary.scm", F, [dict(a=0.2, b=0.3), dict(a=0.45, b=0.1
 
 prog("tensors/gp_likelihood.scm", F, [dict(ell=0.8, sf=1.2), dict(ell=0.3, sf=0.5), dict(ell=2.0, sf=1.0)],
      note="RBF GP marginal likelihood, 3 points")
+
+_ssm2 = [dict(f_0_0=0.8, f_0_1=0.1, f_1_0=-0.2, f_1_1=0.5, l_0_0=0.4, l_1_0=0.1, l_1_1=0.3, h_0=1.0, h_1=0.5, r=0.3),
+         dict(f_0_0=0.95, f_0_1=-0.3, f_1_0=0.25, f_1_1=0.7, l_0_0=0.2, l_1_0=-0.15, l_1_1=0.5, h_0=-0.7, h_1=1.2,
+              r=0.1)]
+prog("tensors/kalman_ssm_d2.scm", F, _ssm2, literals=False,
+     note="the El Nino filter (apps/enso) at D = 2: 24 months, dense F, Q = L L^T + 1e-6 I, h, r; exact NLL")

@@ -327,6 +327,33 @@ TEST(FitDriver, NoIterateWorseThanTheStartIsReturned) {
   for (const auto& p : r->curve) EXPECT_GT(p.loss, r->loss);  // every iterate was worse
 }
 
+TEST(FitErrors, LbfgsStepsBackFromALineSearchTrialWhoseLossIsNaN) {
+  // f(x) = x² − 4x below x = 1.5 and NaN from there: the minimum (x = 2) lies where the loss is NaN, and
+  // L-BFGS's second step (x = 1 → 2) lands there. Its line search steps back: every iterate is finite, below 1.5.
+  struct Walled : Objective {
+    int nans = 0;
+    size_t dimension() const override { return 1; }
+    double loss(const std::vector<double>& x, std::vector<double>* g) override {
+      bool wall = x[0] >= 1.5;
+      nans += wall;
+      if (g) g->assign(1, wall ? NAN : 2 * x[0] - 4);
+      return wall ? NAN : x[0] * x[0] - 4 * x[0];
+    }
+  } f;
+  auto make = optimizerNamed("lbfgs");
+  ASSERT_TRUE(make.ok()) << make.error().str();
+  OptimizerSettings s;
+  s.lr = 1;
+  auto opt = (*make)({0.0}, s);
+  for (int k = 0; k < 10; ++k) {
+    opt->step(f);
+    ASSERT_TRUE(std::isfinite(opt->point()[0])) << "iteration " << k;
+    ASSERT_LT(opt->point()[0], 1.5) << "iteration " << k;
+  }
+  EXPECT_GT(f.nans, 0);  // the wall was met
+  EXPECT_GT(opt->point()[0], 1.0);
+}
+
 TEST(FitErrors, AnUnknownOptimizerIsAnErrorListingTheOptimizers) {
   auto m = optimizerNamed("sgd");
   ASSERT_FALSE(m.ok());

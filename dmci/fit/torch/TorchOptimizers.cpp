@@ -4,6 +4,7 @@
 // parameter's .grad. Built into the plugin dmci-optimizer-torch.so, so the core tool links no LibTorch.
 #include <torch/torch.h>
 
+#include <cmath>
 #include <deque>
 #include <sstream>
 #include <type_traits>
@@ -93,6 +94,9 @@ void loadLbfgsState(torch::optim::LBFGS& opt, const torch::Tensor& x, torch::ser
   opt.state()[stateKey(x)] = std::move(s);
 }
 
+// Far above any loss a fit meets, yet small enough that the line search's cubic interpolation stays finite.
+constexpr double kLineSearchWall = 1e30;
+
 // The state of one of the two: the parameter tensor and its torch optimizer, saved together.
 template <class TorchOptimizer, class Options>
 class TorchMethod : public Optimizer {
@@ -106,6 +110,14 @@ class TorchMethod : public Optimizer {
     auto closure = [&]() -> torch::Tensor {
       std::vector<double> g;
       double loss = f.loss(valuesOf(x_), &g);
+      if constexpr (std::is_same_v<TorchOptimizer, torch::optim::LBFGS>)
+        if (!std::isfinite(loss)) {
+          // A trial point of the line search where the loss is NaN or infinite (a step too long for the
+          // program, e.g. an unstable filter): seen as a very high loss with zero slope, so that the strong-Wolfe
+          // search brackets it and steps back. The iterate it returns is its best point, which is finite; the
+          // driver still stops when an iterate's loss is not (it asks the objective itself).
+          loss = kLineSearchWall, g.assign(g.size(), 0.0);
+        }
       torch::NoGradGuard guard;
       x_.mutable_grad() = tensorOf(g);
       if (settings_.clip > 0) torch::nn::utils::clip_grad_norm_(std::vector<torch::Tensor>{x_}, settings_.clip);

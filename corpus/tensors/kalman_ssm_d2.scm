@@ -1,0 +1,27 @@
+; Kalman filter of a 2-state linear-Gaussian state-space model (dense F, Q = L L^T + 1e-6 I, observation row h, noise r^2 + 1e-6):
+; the exact Gaussian negative log-likelihood of the observations zs, each weighted by ws (1: scored); data: Nino 1+2 SST anomalies, 1950-1951 (corpus/data)
+(define zs '(-1.2292 -1.5848 -0.8568 -1.4984 -1.1366 -1.2638 -1.109 -0.6854 -0.892 -0.8106 -1.5108 -0.8784 -0.1492 -0.5048 -0.6268 0.0116 0.6234 1.8562 2.121 1.4846 0.878 0.9294 0.7992 0.2116))
+(define ws '(1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1))
+(define F (mat
+    (list f_0_0 f_0_1)
+    (list f_1_0 f_1_1)))
+(define Ft (transpose F))
+(define L (mat
+    (list l_0_0 0)
+    (list l_1_0 l_1_1)))
+(define Q (+ (matmul L (transpose L)) (scale 1e-6 (eye 2))))
+(define h (vec h_0 h_1))
+(define R (+ (* r r) 1e-6))
+(define log-2pi 1.8378770664093453)
+(define (filter x P zs ws total)
+  (if (null? zs)
+      total
+      (let* ((xp (matvec F x))
+             (Pp (+ (matmul (matmul F P) Ft) Q))
+             (Ph (matvec Pp h))
+             (s (+ (dot h Ph) R))
+             (v (- (car zs) (dot h xp)))
+             (K (scale (/ 1 s) Ph)))
+        (filter (+ xp (scale v K)) (- Pp (outer K Ph)) (cdr zs) (cdr ws)
+                (+ total (* (car ws) 0.5 (+ log-2pi (log s) (/ (* v v) s))))))))
+(filter (zeros 2) (eye 2) zs ws 0)
