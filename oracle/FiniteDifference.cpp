@@ -5,7 +5,7 @@
 #include <optional>
 #include <set>
 
-#include "oracle/BigStack.h"
+#include "driver/BigStack.h"
 #include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
 

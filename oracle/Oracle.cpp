@@ -3,7 +3,7 @@
 
 #include <optional>
 
-#include "oracle/BigStack.h"
+#include "driver/BigStack.h"
 #include "oracle/Interpreter.h"
 
 namespace dmci::oracle {

@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "oracle/BigStack.h"
+#include "driver/BigStack.h"
 #include "syntax/Reader.h"
 
 namespace dmci::props {
@@ -81,7 +81,7 @@ class Runner {
   CampaignReport run() {
     std::vector<std::thread> threads;
     for (int j = 0; j < std::max(1, o_.jobs); ++j)
-      threads.emplace_back([this] { oracle::runWithBigStack([this] { work(); }, size_t{256} << 20); });
+      threads.emplace_back([this] { runWithBigStack([this] { work(); }, size_t{256} << 20); });
     for (auto& t : threads) t.join();
     r_.seconds = since(t0_);
     if (o_.progress) o_.progress(r_);

@@ -13,6 +13,7 @@
 #include <set>
 #include <utility>
 
+#include "driver/BigStack.h"
 #include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
 
@@ -23,10 +24,19 @@ namespace {
 struct Scope {
   std::string name, renamed;
   bool boxed = false;
-  std::shared_ptr<const Scope> outer;
   bool direct = false;  // a procedure left in direct style (see `directProcedures`)
 };
-using ScopePtr = std::shared_ptr<const Scope>;
+
+// The names in scope: a persistent binary search tree keyed by the name's hash (then the name), built by path
+// copying, so binding a name costs O(log n), a lookup O(log n) however deep the program nests (a let* of 100,000
+// bindings), and every older scope stays valid for the continuations that captured it. The hashes keep the tree
+// balanced in expectation whatever order the names come in.
+struct ScopeNode {
+  size_t hash;
+  std::shared_ptr<const Scope> binding;
+  std::shared_ptr<const ScopeNode> left, right;
+};
+using ScopePtr = std::shared_ptr<const ScopeNode>;
 
 struct Context {
   ScopePtr scope;
@@ -64,13 +74,32 @@ class Converter {
 
   std::string fresh(const char* what) { return std::string("%cps-") + what + std::to_string(++counter_); }
 
+  // Whether (h, n) sorts before the node's key.
+  static bool before(size_t h, const std::string& n, const ScopeNode& at) {
+    return h < at.hash || (h == at.hash && n < at.binding->name);
+  }
   static const Scope* find(const ScopePtr& s, const std::string& n) {
-    for (const Scope* p = s.get(); p; p = p->outer.get())
-      if (p->name == n) return p;
+    const size_t h = std::hash<std::string>{}(n);
+    for (const ScopeNode* at = s.get(); at;) {
+      if (h == at->hash && n == at->binding->name) return at->binding.get();
+      at = before(h, n, *at) ? at->left.get() : at->right.get();
+    }
     return nullptr;
   }
+  // s with n bound (shadowing an outer n): the path to n copied, the rest shared.
+  static ScopePtr insert(const ScopePtr& s, size_t h, std::shared_ptr<const Scope> b) {
+    if (!s) return std::make_shared<const ScopeNode>(ScopeNode{h, std::move(b), nullptr, nullptr});
+    if (h == s->hash && b->name == s->binding->name)
+      return std::make_shared<const ScopeNode>(ScopeNode{h, std::move(b), s->left, s->right});
+    if (before(h, b->name, *s))
+      return std::make_shared<const ScopeNode>(
+          ScopeNode{s->hash, s->binding, insert(s->left, h, std::move(b)), s->right});
+    return std::make_shared<const ScopeNode>(
+        ScopeNode{s->hash, s->binding, s->left, insert(s->right, h, std::move(b))});
+  }
   static ScopePtr bind(ScopePtr s, const std::string& n, std::string renamed, bool boxed = false, bool direct = false) {
-    return std::make_shared<const Scope>(Scope{n, std::move(renamed), boxed, std::move(s), direct});
+    return insert(s, std::hash<std::string>{}(n),
+                  std::make_shared<const Scope>(Scope{n, std::move(renamed), boxed, direct}));
   }
 
   // A free reference to a primitive the engines run (not a library procedure, not a seed parameter).
@@ -478,7 +507,10 @@ bool usesControl(const CoreExpr& program) {
 
 ExprPtr convertControl(const ExprPtr& program, const std::vector<std::string>& params) {
   if (!usesControl(*program)) return program;
-  return Converter(params).program(program);
+  // The conversion recurses as deep as the program nests (a let* of 100,000 bindings): on a stack of its own.
+  ExprPtr out;
+  runWithBigStack([&] { out = Converter(params).program(program); });
+  return out;
 }
 
 }  // namespace dmci

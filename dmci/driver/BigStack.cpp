@@ -1,5 +1,5 @@
 // A pthread with a 1 GiB stack: std::thread cannot choose its stack size.
-#include "oracle/BigStack.h"
+#include "driver/BigStack.h"
 
 #include <pthread.h>
 
@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-namespace dmci::oracle {
+namespace dmci {
 namespace {
 
 struct Job {
@@ -35,10 +35,9 @@ void runWithBigStack(const std::function<void()>& body, size_t bytes) {
   pthread_t thread;
   if (rc == 0) rc = pthread_create(&thread, &attr, runJob, &job);
   pthread_attr_destroy(&attr);
-  if (rc != 0)
-    throw std::runtime_error("oracle: cannot start a thread with a large stack (error " + std::to_string(rc) + ")");
+  if (rc != 0) throw std::runtime_error("cannot start a thread with a large stack (error " + std::to_string(rc) + ")");
   pthread_join(thread, nullptr);
   if (job.failure) std::rethrow_exception(job.failure);
 }
 
-}  // namespace dmci::oracle
+}  // namespace dmci
