@@ -128,7 +128,7 @@
   ((reset (let ((out (f)))
             (lambda (serial)
               (let ((v (%l-primal out)))
-                (cons v (%l-add (cons '() 1) out (if (number? v) 1 (%l-fill v 1))))))))
+                (cons v (%l-add (cons '() 1) out (if (or (number? v) (not (%l-dual? out))) 1 (%l-fill v 1))))))))
    n))
 
 ;; --- arithmetic: the engines' rules, folded left as the engines fold ---

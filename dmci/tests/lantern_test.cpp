@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,10 @@ TEST_P(Lantern, ATensorValuedProgramIsTheSumOfItsEntries) {
 TEST_P(Lantern, ATensorWithANonFiniteEntryIsAnErrorWhereItsShapeIsNeeded) {
   Error e = evalErr("(vsum (vec x (/ 1 0)))", GetParam(), {{"x", 1.0}});
   EXPECT_NE(e.message.find("non-finite entry"), std::string::npos) << e.str();
+  // A constant tensor value needs no seed of its shape: it runs, with no gradient.
+  Evaluation ev = evalOk("(if (> x 0) (/ (ones 2) (zeros 2)) (vec x 0))", GetParam(), {{"x", 1.0}}, {"x"});
+  EXPECT_EQ(ev.value, std::numeric_limits<double>::infinity());
+  EXPECT_EQ(test::gradientOf(ev, "x"), 0.0);
 }
 
 TEST(LanternCoverage, EveryTensorPrimitiveIsCovered) {
