@@ -308,16 +308,18 @@
   (let ((s (%l-primal a)) (t (%l-primal b)))
     (%l-result* (scale s t) (list a b) (list (lambda (g) (vsum (* g t))) (lambda (g) (scale s g))))))
 
-;; (det A): dA = dy·adj(A)ᵀ, adj(A) = det(A)·inv(A), or by cofactors when det(A) = 0.
+;; (det A): dA = dy·adj(A)ᵀ.
 (define (%l-det a)
   (let* ((x (%l-primal a)) (d (det x)))
     (%l-result* d (list a) (list (lambda (g) (scale g (transpose (%l-adjugate x d))))))))
 
-;; The adjugate of the square matrix m with determinant d.
+;; The adjugate of the square matrix m with determinant d: by cofactors up to 4 x 4 or when d = 0, else
+;; d·inv(m). (inv refuses a matrix singular to working precision, which may have d /= 0: cofactors need no
+;; inverse, so below 5 x 5 no such matrix stops the route.)
 (define (%l-adjugate m d)
   (let ((n (car (%l-shape m))))
     (cond ((= n 1) (mat '(1)))
-          ((not (= d 0)) (scale d (inv m)))
+          ((and (> n 4) (not (= d 0))) (scale d (inv m)))
           (else (%l-tabulate (list n n)
                              (lambda (i j)
                                (* (if (even? (+ i j)) 1 -1) (det (%l-minor m n j i)))))))))
@@ -327,10 +329,15 @@
   (let ((keep (lambda (k) (filter (lambda (i) (not (= i k))) (%l-iota n)))))
     (apply mat (map (lambda (i) (map (lambda (j) (ref m i j)) (keep c))) (keep r)))))
 
-;; (logdet A): dA = dy·inv(A)ᵀ.
+;; (logdet A): dA = dy·inv(A)ᵀ, inv(A) = adj(A)/det(A) up to 4 x 4 (as det's rule, so that a matrix singular to
+;; working precision does not stop the route).
 (define (%l-logdet a)
   (let ((x (%l-primal a)))
-    (%l-result* (logdet x) (list a) (list (lambda (g) (scale g (transpose (inv x))))))))
+    (%l-result* (logdet x) (list a)
+                (list (lambda (g)
+                        (if (> (car (%l-shape x)) 4)
+                            (scale g (transpose (inv x)))
+                            (let ((d (det x))) (scale (/ g d) (transpose (%l-adjugate x d))))))))))
 
 ;; (inv A): dA = -inv(A)ᵀ·dY·inv(A)ᵀ.
 (define (%l-inv a)

@@ -78,6 +78,10 @@ const std::vector<Case> kCases = {
     {"det_singular_and_3x3",
      "(+ (det (mat (list x y) (list x y))) (det (mat (list x 2 0) '(1 3 1) (list 0 y 4))))",
      {{"x", 0.7}, {"y", -1.3}}},
+    // det ≠ 0, yet singular to working precision: inv refuses it, the adjugate by cofactors does not.
+    {"det_logdet_nearly_singular",
+     "(define A (mat (list 1 1) (list 1 (+ 1 x))))\n(+ (det A) (logdet A) (logdet (mat (list 2 x) (list x 3))))",
+     {{"x", 1e-15}}},
     {"mat_of_vectors",
      "(define v (vec y x))\n(vsum (matvec (mat v (list 2 y) (vec 1 1)) (transpose v)))",
      {{"x", 0.7}, {"y", -1.3}}},
