@@ -208,11 +208,14 @@
 ;; Each value comes from the engine's primitive on the primal tensors; each adjoint from the table's rule
 ;; (`dmci prims`), written with the engine's tensor primitives (the engine's own adjoint code is not used).
 
+;; A vector is its own transpose (the same tensor); a matrix's transpose is a new one.
+(define (%l-vector? t) (eq? (transpose t) t))
+
 ;; The shape of a tensor, (n) or (rows cols), read from the tensor itself (the language has no shape primitive):
 ;; a vector is its own transpose, and a tensor times 0 is zeros of its shape when its entries are finite.
 (define (%l-shape t)
   (let ((z (%l-zeros-like t)))
-    (if (eq? (transpose t) t)
+    (if (%l-vector? t)
         (list (vsum (+ z 1)))
         (list (trace (+ (matmul z (transpose z)) 1)) (trace (+ (matmul (transpose z) z) 1))))))
 
@@ -233,8 +236,6 @@
       (apply vec (map f (%l-iota (car shape))))
       (apply mat (map (lambda (i) (map (lambda (j) (f i j)) (%l-iota (cadr shape)))) (%l-iota (car shape))))))
 
-(define (%l-vector? t) (eq? (transpose t) t))
-
 ;; (vec x ...): dx_k = dY_k.
 (define (%l-vec . xs)
   (%l-result* (apply vec (%l-primals xs)) xs (map (lambda (k) (lambda (g) (ref g k))) (%l-iota (length xs)))))
@@ -251,8 +252,7 @@
                     (entries (+ j 1) (cdr es) (cons (car es) args) (cons (lambda (g) (ref g i j)) backs))
                     (loop (+ i 1) (cdr rs) (cons (%l-primals row) primal-rows) args backs)))
               (loop (+ i 1) (cdr rs) (cons (%l-primal row) primal-rows) (cons row args)
-                    (cons (lambda (g) (let ((c (cadr (%l-shape g)))) (%l-tabulate (list c) (lambda (j) (ref g i j)))))
-                          backs)))))))
+                    (cons (lambda (g) (%l-tabulate (%l-shape (%l-primal row)) (lambda (j) (ref g i j)))) backs)))))))
 
 ;; (ref t i) / (ref t i j): dt = dy at the index, 0 elsewhere; the indices have no adjoint.
 (define (%l-ref t . index)
