@@ -72,7 +72,7 @@ void printSummary(const GateRun& run, const GateSummary& s) {
         "tolerance\n",
         s.all.illConditioned, run.criteria.rounding);
   if (s.all.lanternUncovered)
-    std::printf("  lantern: %zu pairs not run: they name primitives lantern.scm does not cover (tensors)\n",
+    std::printf("  lantern: %zu pairs not run: they name primitives lantern.scm does not cover\n",
                 s.all.lanternUncovered);
   for (const auto& d : s.comparisons) {
     if (d.errors.empty() && d.comparison.rfind("lantern", 0) == 0) continue;  // a run without --lantern

@@ -239,13 +239,21 @@ Evaluation Evaluator::finishLantern(const Value& out) {
   for (Value l = out; l.tag == Tag::Pair; l = rt_.cdr(l)) items.push_back(rt_.car(l));
   if (items.size() != 1 + params_.size() + lanternLiterals_.size())
     throw DmciError(ErrorKind::Graph, "lantern: the run gave " + rt_.show(out) + ", not (value adjoint ...)");
-  for (const Value& v : items)
-    if (v.tag != Tag::Real) {
-      std::string what = v.tag == Tag::Tensor ? "a tensor (tensors are not covered by lantern.scm)" : rt_.show(v);
-      throw DmciError(notANumberOrTensor(what, valuePos_));
-    }
   Evaluation ev;
-  ev.value = items[0].num;
+  if (items[0].tag == Tag::Tensor) {  // a tensor value: its gradient is that of the sum of its entries
+    const TensorRec& r = rt_.tensor(items[0]);
+    ev.isTensor = true;
+    ev.rank = r.rank, ev.rows = r.rows, ev.cols = r.cols;
+    ev.tensor.assign(rt_.tdata(items[0]), rt_.tdata(items[0]) + r.size());
+    for (double x : ev.tensor) ev.value += x;
+  } else if (items[0].tag == Tag::Real) {
+    ev.value = items[0].num;
+  } else {
+    throw DmciError(notANumberOrTensor(rt_.show(items[0]), valuePos_));
+  }
+  for (size_t k = 1; k < items.size(); ++k)  // each leaf is a number, so each adjoint is one
+    if (items[k].tag != Tag::Real)
+      throw DmciError(ErrorKind::Graph, "lantern: a leaf's adjoint is " + rt_.show(items[k]) + ", not a number");
   ev.stats = machine_->stats();
   ev.heapCells = rt_.heap.size();
   ev.counters.add("steps", static_cast<double>(ev.stats.steps));

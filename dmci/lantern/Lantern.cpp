@@ -56,16 +56,34 @@ const std::map<std::string, std::string>& rebound() {
       {"assq", "%l-assq"},
       {"member", "%l-member"},
       {"assoc", "%l-assoc"},
+      {"vec", "%l-vec"},
+      {"mat", "%l-mat"},
+      {"ref", "%l-ref"},
+      {"dot", "%l-dot"},
+      {"matvec", "%l-matvec"},
+      {"matmul", "%l-matmul"},
+      {"transpose", "%l-transpose"},
+      {"outer", "%l-outer"},
+      {"trace", "%l-trace"},
+      {"norm", "%l-norm"},
+      {"vsum", "%l-vsum"},
+      {"scale", "%l-scale"},
+      {"det", "%l-det"},
+      {"logdet", "%l-logdet"},
+      {"inv", "%l-inv"},
+      {"solve", "%l-solve"},
+      {"cholesky", "%l-cholesky"},
   };
   return table;
 }
 
 // Primitives that only look at numbers: applied to the duals' numbers, with no adjoint (the engines' rule too:
-// comparisons and integer rounding have none).
+// comparisons, integer rounding and the sizes of zeros, ones and eye have none).
 const std::vector<std::string>& onPrimals() {
   static const std::vector<std::string> names = {
-      "=",     "<",    ">",     "<=",      ">=",    "zero?",    "positive?", "negative?", "integer?",
-      "even?", "odd?", "floor", "ceiling", "round", "truncate", "quotient",  "remainder", "modulo"};
+      "=",         "<",        ">",         "<=",     ">=",    "zero?",   "positive?",
+      "negative?", "integer?", "even?",     "odd?",   "floor", "ceiling", "round",
+      "truncate",  "quotient", "remainder", "modulo", "zeros", "ones",    "eye"};
   return names;
 }
 
@@ -228,9 +246,11 @@ std::vector<std::string> lanternUncoveredIn(const CoreExpr& user) {
 }
 
 std::vector<std::string> lanternNotCovered() {
+  const std::vector<std::string> covered = lanternCovered();
   std::vector<std::string> out;
   for (const Primitive& q : primitives())
-    if (q.family == PrimFamily::Tensor) out.push_back(q.name);
+    if (q.family == PrimFamily::Tensor && std::find(covered.begin(), covered.end(), q.name) == covered.end())
+      out.push_back(q.name);
   return out;
 }
 

@@ -5,7 +5,8 @@
 ;;; mutable field. Each differentiable operation makes its result's dual, then `shift`s to the rest of the
 ;;; computation, which returns an answer (value . adjoints). The operation reads its result's adjoint from
 ;;; the adjoints, adds that times its local partials to its arguments' and returns the new answer: adjoints
-;;; are accumulated functionally, on the way back, and there is no tape. dmci/lantern/Lantern.h rebinds a
+;;; are accumulated functionally, on the way back, and there is no tape. A dual's number may be a tensor: its
+;;; adjoint is then a tensor of its shape, summed with the engine's tensor +. dmci/lantern/Lantern.h rebinds a
 ;;; program's primitives to the %l- procedures here.
 ;;;
 ;;; Serial numbers name the duals in creation order: the leaves (the program's parameters and literals) are
@@ -70,11 +71,17 @@
 (define (%l-adjoint adjoints d)
   (if (< (%l-serial d) (cdr adjoints)) (%l-trie-ref (car adjoints) (cdr adjoints) (%l-serial d)) '()))
 
-;; Each argument's adjoint plus ybar times its partial, left to right.
+;; Each argument's adjoint plus ybar times its partial, left to right (ybar and a partial may be tensors: the
+;; engine's * is elementwise, with a number broadcast).
 (define (%l-propagate adjoints args partials ybar)
   (if (null? args)
       adjoints
-      (%l-propagate (%l-add adjoints (car args) (* ybar (car partials))) (cdr args) (cdr partials) ybar)))
+      (%l-propagate (%l-add adjoints (car args) (%l-fit (car args) (* ybar (car partials))))
+                    (cdr args) (cdr partials) ybar)))
+
+;; g made the shape of d's adjoint: a number broadcast over a tensor gets the sum of the tensor's adjoint.
+(define (%l-fit d g)
+  (if (or (number? g) (not (number? (%l-primal d)))) g (vsum g)))
 
 ;; --- the backpropagator ---
 
@@ -92,11 +99,36 @@
                 (cons (car answer) (%l-propagate (cdr answer) args partials ybar))))))
       value))
 
-;; Runs (f) under reset with n leaves: (value . adjoints) of its number, seeded with adjoint 1.
+;; The result `value` of a tensor operation on args, with backs: for each argument, a procedure of ybar that
+;; gives its adjoint's share ('() for none), called only for an argument that is a dual.
+(define (%l-result* value args backs)
+  (if (%l-any-dual? args)
+      (shift k
+        (lambda (serial)
+          (let* ((y (%l-dual serial value))
+                 (answer ((k y) (+ serial 1)))
+                 (ybar (%l-adjoint (cdr answer) y)))
+            (if (null? ybar)
+                answer
+                (cons (car answer) (%l-send (cdr answer) args backs ybar))))))
+      value))
+
+(define (%l-send adjoints args backs ybar)
+  (if (null? args)
+      adjoints
+      (%l-send (if (%l-dual? (car args))
+                   (let ((g ((car backs) ybar)))
+                     (if (null? g) adjoints (%l-add adjoints (car args) (%l-fit (car args) g))))
+                   adjoints)
+               (cdr args) (cdr backs) ybar)))
+
+;; Runs (f) under reset with n leaves: (value . adjoints) of its value, seeded with adjoint 1 (a tensor value:
+;; 1 in every entry, the gradient of the sum of its entries).
 (define (%l-run f n)
   ((reset (let ((out (f)))
             (lambda (serial)
-              (cons (%l-primal out) (%l-add (cons '() 1) out 1)))))
+              (let ((v (%l-primal out)))
+                (cons v (%l-add (cons '() 1) out (if (or (number? v) (not (%l-dual? out))) 1 (%l-fill v 1))))))))
    n))
 
 ;; --- arithmetic: the engines' rules, folded left as the engines fold ---
@@ -107,7 +139,8 @@
   (%l-result (* (%l-primal a) (%l-primal b)) (list a b) (list (%l-primal b) (%l-primal a))))
 (define (%l-div2 a b)
   (let* ((x (%l-primal a)) (z (%l-primal b)) (q (/ x z)))
-    (%l-result q (list a b) (list (/ 1 z) (- (/ q z))))))
+    (%l-result q (list a b)
+               (list (/ 1 z) (if (and (number? x) (number? z)) (- (/ q z)) (/ (- x) (* z z)))))))
 
 (define (%l-fold op acc xs)
   (if (null? xs) acc (%l-fold op (op acc (car xs)) (cdr xs))))
@@ -171,11 +204,178 @@
       (let* ((b (car xs)) (y (%l-primal a)) (x (%l-primal b)) (r (+ (* x x) (* y y))))
         (%l-result (atan y x) (list a b) (list (/ x r) (- (/ y r)))))))
 
+;; --- tensors: a dual whose number is a tensor has a tensor adjoint of its shape, summed with the engine's +.
+;; Each value comes from the engine's primitive on the primal tensors; each adjoint from the table's rule
+;; (`dmci prims`), written with the engine's tensor primitives (the engine's own adjoint code is not used).
+
+;; A vector is its own transpose (the same tensor); a matrix's transpose is a new one.
+(define (%l-vector? t) (eq? (transpose t) t))
+
+;; The shape of a tensor, (n) or (rows cols), read from the tensor itself (the language has no shape primitive):
+;; a vector is its own transpose, and a tensor times 0 is zeros of its shape when its entries are finite.
+(define (%l-shape t)
+  (let ((z (%l-zeros-like t)))
+    (if (%l-vector? t)
+        (list (vsum (+ z 1)))
+        (list (trace (+ (matmul z (transpose z)) 1)) (trace (+ (matmul (transpose z) z) 1))))))
+
+(define (%l-zeros-like t)
+  (let ((z (* 0 t)))
+    (if (= (vsum z) 0)
+        z
+        (error "lantern: the shape of a tensor with a non-finite entry cannot be read, so its adjoint cannot be made"))))
+
+;; A tensor of t's shape with c in every entry.
+(define (%l-fill t c) (+ (%l-zeros-like t) c))
+
+(define (%l-iota n) (let loop ((i (- n 1)) (out '())) (if (< i 0) out (loop (- i 1) (cons i out)))))
+
+;; The tensor of the shape (n) or (rows cols) whose entry at index is (f index...), built entry by entry.
+(define (%l-tabulate shape f)
+  (if (null? (cdr shape))
+      (apply vec (map f (%l-iota (car shape))))
+      (apply mat (map (lambda (i) (map (lambda (j) (f i j)) (%l-iota (cadr shape)))) (%l-iota (car shape))))))
+
+;; (vec x ...): dx_k = dY_k.
+(define (%l-vec . xs)
+  (%l-result* (apply vec (%l-primals xs)) xs (map (lambda (k) (lambda (g) (ref g k))) (%l-iota (length xs)))))
+
+;; (mat row ...), each row a list of numbers or a vector: d(row_i[j]) = dY_ij.
+(define (%l-mat . rows)
+  (let loop ((i 0) (rs rows) (primal-rows '()) (args '()) (backs '()))
+    (if (null? rs)
+        (%l-result* (apply mat (reverse primal-rows)) (reverse args) (reverse backs))
+        (let ((row (car rs)))
+          (if (%l-pair? row)
+              (let entries ((j 0) (es row) (args args) (backs backs))
+                (if (pair? es)
+                    (entries (+ j 1) (cdr es) (cons (car es) args) (cons (lambda (g) (ref g i j)) backs))
+                    (loop (+ i 1) (cdr rs) (cons (%l-primals row) primal-rows) args backs)))
+              (loop (+ i 1) (cdr rs) (cons (%l-primal row) primal-rows) (cons row args)
+                    (cons (lambda (g) (%l-tabulate (%l-shape (%l-primal row)) (lambda (j) (ref g i j)))) backs)))))))
+
+;; (ref t i) / (ref t i j): dt = dy at the index, 0 elsewhere; the indices have no adjoint.
+(define (%l-ref t . index)
+  (let* ((p (%l-primal t)) (at (%l-primals index)))
+    (%l-result* (apply ref p at) (list t)
+                (list (lambda (g) (%l-tabulate (%l-shape p) (lambda ij (if (equal? ij at) g 0))))))))
+
+;; (dot a b): da = dy·b, db = dy·a.
+(define (%l-dot a b)
+  (let ((x (%l-primal a)) (y (%l-primal b)))
+    (%l-result* (dot x y) (list a b) (list (lambda (g) (scale g y)) (lambda (g) (scale g x))))))
+
+;; (matvec A x): dA = dy·xᵀ, dx = Aᵀ·dy.
+(define (%l-matvec a b)
+  (let ((m (%l-primal a)) (x (%l-primal b)))
+    (%l-result* (matvec m x) (list a b)
+                (list (lambda (g) (outer g x)) (lambda (g) (matvec (transpose m) g))))))
+
+;; (matmul A B): dA = dY·Bᵀ, dB = Aᵀ·dY.
+(define (%l-matmul a b)
+  (let ((x (%l-primal a)) (y (%l-primal b)))
+    (%l-result* (matmul x y) (list a b)
+                (list (lambda (g) (matmul g (transpose y))) (lambda (g) (matmul (transpose x) g))))))
+
+;; (transpose A): dA = dYᵀ; a vector is returned unchanged, its dual too.
+(define (%l-transpose a)
+  (let ((x (%l-primal a)))
+    (if (%l-vector? x) a (%l-result* (transpose x) (list a) (list transpose)))))
+
+;; (outer a b): da = dY·b, db = dYᵀ·a.
+(define (%l-outer a b)
+  (let ((x (%l-primal a)) (y (%l-primal b)))
+    (%l-result* (outer x y) (list a b)
+                (list (lambda (g) (matvec g y)) (lambda (g) (matvec (transpose g) x))))))
+
+;; (trace A): dA = dy·I.
+(define (%l-trace a)
+  (let ((x (%l-primal a)))
+    (%l-result* (trace x) (list a) (list (lambda (g) (scale g (eye (car (%l-shape x)))))))))
+
+;; (norm t): dt = dy·t/‖t‖, none at t = 0 (the subgradient 0).
+(define (%l-norm a)
+  (let* ((x (%l-primal a)) (y (norm x)))
+    (%l-result* y (list a) (list (lambda (g) (if (= y 0) '() (scale (/ g y) x)))))))
+
+;; (vsum t): dt = dy in every entry.
+(define (%l-vsum a)
+  (let ((x (%l-primal a)))
+    (%l-result* (vsum x) (list a) (list (lambda (g) (%l-fill x g))))))
+
+;; (scale s t): ds = Σ dY∘t, dt = s·dY.
+(define (%l-scale a b)
+  (let ((s (%l-primal a)) (t (%l-primal b)))
+    (%l-result* (scale s t) (list a b) (list (lambda (g) (vsum (* g t))) (lambda (g) (scale s g))))))
+
+;; (det A): dA = dy·adj(A)ᵀ.
+(define (%l-det a)
+  (let* ((x (%l-primal a)) (d (det x)))
+    (%l-result* d (list a) (list (lambda (g) (scale g (transpose (%l-adjugate x d))))))))
+
+;; The adjugate of the square matrix m with determinant d: by cofactors up to 4 x 4 or when d = 0, else
+;; d·inv(m). (inv refuses a matrix singular to working precision, which may have d /= 0: cofactors need no
+;; inverse, so below 5 x 5 no such matrix stops the route.)
+(define (%l-adjugate m d)
+  (let ((n (car (%l-shape m))))
+    (cond ((= n 1) (mat '(1)))
+          ((and (> n 4) (not (= d 0))) (scale d (inv m)))
+          (else (%l-tabulate (list n n)
+                             (lambda (i j)
+                               (* (if (even? (+ i j)) 1 -1) (det (%l-minor m n j i)))))))))
+
+;; m without row r and column c.
+(define (%l-minor m n r c)
+  (let ((keep (lambda (k) (filter (lambda (i) (not (= i k))) (%l-iota n)))))
+    (apply mat (map (lambda (i) (map (lambda (j) (ref m i j)) (keep c))) (keep r)))))
+
+;; (logdet A): dA = dy·inv(A)ᵀ, inv(A) = adj(A)/det(A) up to 4 x 4 (as det's rule, so that a matrix singular to
+;; working precision does not stop the route).
+(define (%l-logdet a)
+  (let ((x (%l-primal a)))
+    (%l-result* (logdet x) (list a)
+                (list (lambda (g)
+                        (if (> (car (%l-shape x)) 4)
+                            (scale g (transpose (inv x)))
+                            (let ((d (det x))) (scale (/ g d) (transpose (%l-adjugate x d))))))))))
+
+;; (inv A): dA = -inv(A)ᵀ·dY·inv(A)ᵀ.
+(define (%l-inv a)
+  (let* ((x (%l-primal a)) (y (inv x)) (yt (transpose y)))
+    (%l-result* y (list a) (list (lambda (g) (matmul (matmul (- yt) g) yt))))))
+
+;; (solve A b): db = inv(A)ᵀ·dx, dA = -(inv(A)ᵀ·dx)·xᵀ.
+(define (%l-solve a b)
+  (let* ((m (%l-primal a)) (r (%l-primal b)) (x (solve m r)))
+    (%l-result* x (list a b)
+                (list (lambda (g)
+                        (let ((h (solve (transpose m) g)))
+                          (- (if (%l-vector? x) (outer h x) (matmul h (transpose x))))))
+                      (lambda (g) (solve (transpose m) g))))))
+
+;; (cholesky A) = L: dA = sym(L⁻ᵀ·Φ(Lᵀ·dL)·L⁻¹), Φ the lower triangle with its diagonal halved, dL's upper
+;; zeros being constants (Murray 2016).
+(define (%l-cholesky a)
+  (let* ((x (%l-primal a)) (l (cholesky x)))
+    (%l-result* l (list a)
+                (list (lambda (g)
+                        (let* ((shape (%l-shape l))
+                               (lower (lambda (m half)
+                                        (%l-tabulate shape
+                                                     (lambda (i j)
+                                                       (cond ((> i j) (ref m i j))
+                                                             ((= i j) (* half (ref m i j)))
+                                                             (else 0))))))
+                               (p (lower (matmul (transpose l) (lower g 1)) 0.5))
+                               (lt (transpose l))
+                               (s (solve lt (transpose (solve lt (transpose p))))))
+                          (scale 0.5 (+ s (transpose s)))))))))
+
 ;; --- what only looks at numbers: their primal values, with no adjoint (integer rounding, tests) ---
 
 (define (%l-on-primals f) (lambda xs (apply f (%l-primals xs))))
 
-(define (%l-number? v) (or (%l-dual? v) (number? v)))
+(define (%l-number? v) (number? (%l-primal v)))
 (define (%l-pair? v) (and (pair? v) (not (%l-dual? v))))
 (define (%l-eqv? a b)
   (if (or (%l-dual? a) (%l-dual? b)) (eqv? (%l-primal a) (%l-primal b)) (eqv? a b)))

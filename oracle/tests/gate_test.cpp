@@ -216,7 +216,7 @@ TEST(Gate, TheLanternRouteAgreesOnTheWholeTestCorpus) {
   }
 }
 
-TEST(Gate, APairNamingATensorPrimitiveIsNotRunByLanternAndSaysWhy) {
+TEST(Gate, ATensorPairIsRunByLantern) {
   GatePair p = pairNamed("physics/kinetic/1");
   p.file = "tensors/sum.scm";
   p.bind = {{"x", 0.5}};
@@ -228,11 +228,13 @@ TEST(Gate, APairNamingATensorPrimitiveIsNotRunByLanternAndSaysWhy) {
   opts.lantern = true;
   PairResult r = checkPair(kCorpus, p, opts);
   EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
-  EXPECT_EQ(r.lanternUncovered, "vec vsum");
-  for (const auto& rr : r.routes) EXPECT_NE(rr.route, Route::Lantern);
+  EXPECT_EQ(r.lanternUncovered, "");
+  EXPECT_EQ(r.routes.back().route, Route::Lantern);
+  ASSERT_TRUE(r.errors.lanternVsDirect.has_value()) << allReasons(r);
+  EXPECT_LE(*r.errors.lanternVsDirect, 1e-12);
   GateRun run;
   run.results = {r};
-  EXPECT_EQ(summarize(run).all.lanternUncovered, 1u);
+  EXPECT_EQ(summarize(run).all.lanternUncovered, 0u);
 }
 
 TEST(Gate, APlantedSinFaultIsAttributedToTheTapeByLantern) {

@@ -1,2 +1,2 @@
-; A vector built from x, summed: 3x + 1 (lantern.scm does not cover tensors).
+; A vector built from x, summed: 3x + 1.
 (vsum (vec x (* 2 x) 1))
