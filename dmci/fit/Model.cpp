@@ -5,20 +5,11 @@
 #include <cmath>
 
 #include "driver/Program.h"
+#include "fit/Names.h"
 
 namespace dmci::fit {
 
 namespace {
-
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out.empty() ? "none" : out;
-}
 
 Error usage(const std::string& msg) { return Error{ErrorKind::Usage, msg, {}}; }
 

@@ -10,6 +10,7 @@
 #include "driver/Program.h"
 #include "fit/Fit.h"
 #include "fit/Model.h"
+#include "fit/Names.h"
 #include "syntax/Datum.h"
 
 namespace dmci::search {
@@ -19,15 +20,8 @@ namespace {
 // The name candidates' positions carry: "candidate:1:7: unbound-variable: ...".
 const char* const kFile = "candidate";
 
-bool contains(const std::vector<std::string>& v, const std::string& s) {
-  return std::find(v.begin(), v.end(), s) != v.end();
-}
-
-std::string joined(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : ", ") + s;
-  return out.empty() ? "none" : out;
-}
+using fit::contains;
+using fit::joined;
 
 bool hasNumber(const Expr& e) {
   if (e.isNumber()) return true;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/tensor/LaneStore.h"
+#include "prims/LaneUse.h"
 
 namespace dmci::lanes {
 
@@ -87,5 +88,10 @@ struct KernelRule {
 };
 // The tensor primitives' rules (TensorPrims.cpp).
 std::vector<KernelRule> tensorRules();
+
+// An elementary function's value for every lane (abs, exp, ..., floor): the one LibTorch form the tensor engine's
+// rules and its trace replay both use. Derivatives are the callers': autograd's where it equals the native rule,
+// explicit partials otherwise.
+at::Tensor elementaryValue(LaneKernel f, const at::Tensor& x);
 
 }  // namespace dmci::lanes

@@ -17,6 +17,50 @@
 #include "prims/PrimTable.h"
 
 namespace dmci::lanes {
+
+at::Tensor elementaryValue(LaneKernel f, const at::Tensor& x) {
+  switch (f) {
+    case LaneKernel::Abs:
+      return at::abs(x);
+    case LaneKernel::Square:
+      return at::mul(x, x);
+    case LaneKernel::Exp:
+      return at::exp(x);
+    case LaneKernel::Log:
+      return at::log(x);
+    case LaneKernel::Sqrt:
+      return at::sqrt(x);
+    case LaneKernel::Sin:
+      return at::sin(x);
+    case LaneKernel::Cos:
+      return at::cos(x);
+    case LaneKernel::Tan:
+      return at::tan(x);
+    case LaneKernel::Asin:
+      return at::asin(x);
+    case LaneKernel::Acos:
+      return at::acos(x);
+    case LaneKernel::Atan:
+      return at::atan(x);
+    case LaneKernel::Tanh:
+      return at::tanh(x);
+    case LaneKernel::Sigmoid:
+      return at::sigmoid(x);
+    case LaneKernel::Softplus:  // max(x, 0) + log1p(e^-|x|), as the native rule
+      return at::relu(x) + at::log1p(at::exp(-at::abs(x)));
+    case LaneKernel::Floor:
+      return at::floor(x);
+    case LaneKernel::Ceiling:
+      return at::ceil(x);
+    case LaneKernel::Round:  // halves to even, as R7RS and the native rule
+      return at::round(x);
+    case LaneKernel::Truncate:
+      return at::trunc(x);
+    default:
+      throw DmciError(ErrorKind::Graph, "tensor engine internal error: no elementary kernel for this primitive");
+  }
+}
+
 namespace {
 
 using torch::autograd::AutogradContext;
@@ -198,30 +242,11 @@ static_assert(std::size(kFnKernels) == std::size(kFnNames));
 
 at::Tensor unaryFn(LaneKernel f, const at::Tensor& x) {
   switch (f) {
-    case LaneKernel::Abs:
-      return at::abs(x);
     case LaneKernel::Floor:
-      return at::floor(x).detach();
     case LaneKernel::Ceiling:
-      return at::ceil(x).detach();
     case LaneKernel::Round:
-      return at::round(x).detach();
     case LaneKernel::Truncate:
-      return at::trunc(x).detach();
-    case LaneKernel::Square:
-      return at::mul(x, x);
-    case LaneKernel::Exp:
-      return at::exp(x);
-    case LaneKernel::Log:
-      return at::log(x);
-    case LaneKernel::Sqrt:
-      return at::sqrt(x);
-    case LaneKernel::Sin:
-      return at::sin(x);
-    case LaneKernel::Cos:
-      return at::cos(x);
-    case LaneKernel::Tan:
-      return at::tan(x);
+      return elementaryValue(f, x).detach();
     case LaneKernel::Asin:
     case LaneKernel::Acos: {  // the native partials, 1/sqrt((1 - x)(1 + x)), not LibTorch's 1/sqrt(1 - x^2)
       at::Tensor d = x.detach();
@@ -229,20 +254,17 @@ at::Tensor unaryFn(LaneKernel f, const at::Tensor& x) {
       if (f == LaneKernel::Asin) return Linearised::apply(x, x, at::asin(d), p, at::zeros_like(d));
       return Linearised::apply(x, x, at::acos(d), -p, at::zeros_like(d));
     }
-    case LaneKernel::Atan:
-      return at::atan(x);
     case LaneKernel::Tanh: {  // the native partial 1/cosh^2 x: LibTorch's 1 - tanh^2 x cancels for large |x|
       at::Tensor d = x.detach();
       at::Tensor c = at::cosh(d);
       return Linearised::apply(x, x, at::tanh(d), at::reciprocal(c * c), at::zeros_like(d));
     }
-    case LaneKernel::Sigmoid:
-      return at::sigmoid(x);
-    default: {  // softplus = max(x, 0) + log1p(e^-|x|), with the native partial sigmoid(x)
+    case LaneKernel::Softplus: {  // with the native partial sigmoid(x)
       at::Tensor d = x.detach();
-      at::Tensor y = at::relu(d) + at::log1p(at::exp(-at::abs(d)));
-      return Linearised::apply(x, x, y, at::sigmoid(d), at::zeros_like(d));
+      return Linearised::apply(x, x, elementaryValue(f, d), at::sigmoid(d), at::zeros_like(d));
     }
+    default:  // LibTorch's own derivative is the native rule's
+      return elementaryValue(f, x);
   }
 }
 

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "engine/tensor/LaneTensors.h"
 #include "prims/PrimTable.h"
 #include "prims/ScalarRule.h"
 
@@ -54,47 +55,6 @@ bool unaryRule(LaneKernel k) {
   }
 }
 bool binaryRule(LaneKernel k) { return k == LaneKernel::Log || k == LaneKernel::Atan || k == LaneKernel::Expt; }
-
-at::Tensor unary(LaneKernel k, const at::Tensor& x) {
-  switch (k) {
-    case LaneKernel::Abs:
-      return at::abs(x);
-    case LaneKernel::Square:
-      return x * x;
-    case LaneKernel::Exp:
-      return at::exp(x);
-    case LaneKernel::Log:
-      return at::log(x);
-    case LaneKernel::Sqrt:
-      return at::sqrt(x);
-    case LaneKernel::Sin:
-      return at::sin(x);
-    case LaneKernel::Cos:
-      return at::cos(x);
-    case LaneKernel::Tan:
-      return at::tan(x);
-    case LaneKernel::Asin:
-      return at::asin(x);
-    case LaneKernel::Acos:
-      return at::acos(x);
-    case LaneKernel::Atan:
-      return at::atan(x);
-    case LaneKernel::Tanh:
-      return at::tanh(x);
-    case LaneKernel::Sigmoid:
-      return at::sigmoid(x);
-    case LaneKernel::Softplus:  // max(x, 0) + log1p(e^-|x|), as the native rule
-      return at::relu(x) + at::log1p(at::exp(-at::abs(x)));
-    case LaneKernel::Floor:
-      return at::floor(x);
-    case LaneKernel::Ceiling:
-      return at::ceil(x);
-    case LaneKernel::Round:  // halves to even, as R7RS and the native rule
-      return at::round(x);
-    default:
-      return at::trunc(x);
-  }
-}
 
 // d f(x)/dx given y = f(x), as the native rule records it; undefined: no partial (a rounding).
 at::Tensor unaryPartial(LaneKernel k, const at::Tensor& x, const at::Tensor& y) {
@@ -199,7 +159,7 @@ class TensorTrace final : public replay::BatchTrace {
   at::Tensor step(const replay::Op& op, const std::vector<at::Tensor>& v, at::Tensor& ok) const {
     const LaneKernel k = prim(op.prim).lanes.kernel;
     at::Tensor a = arg(v, op.firstArg);
-    if (rounding(k)) return unary(k, a);
+    if (rounding(k)) return elementaryValue(k, a);
     // quotient, remainder, modulo: integers and a divisor that is not 0, else the lane is off the path (the
     // native machine reruns it and reports the error)
     at::Tensor d = arg(v, op.firstArg + 1);
@@ -291,7 +251,7 @@ class TensorTrace final : public replay::BatchTrace {
           o = at::reciprocal(a);
           break;
         case OpKind::Rule1:
-          o = unary(prim(op.prim).lanes.kernel, a);
+          o = elementaryValue(prim(op.prim).lanes.kernel, a);
           break;
         case OpKind::Rule2:
           o = binary(prim(op.prim).lanes.kernel, a, operand(v, op.b));
