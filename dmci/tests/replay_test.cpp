@@ -17,6 +17,7 @@
 #include "driver/Engine.h"
 #include "driver/Program.h"
 #include "oracle/gate/Manifest.h"
+#include "support/CorpusBatches.h"
 
 namespace dmci {
 namespace {
@@ -184,20 +185,8 @@ TEST(ReplayCorpus, ThroughTheEvaluatorTheTraceHasTheDirectOperations) {
 // Batched: one batch per program (its pairs as lanes), replay equal to the native lanes bit for bit.
 TEST(ReplayCorpus, LanesEqualNativeLanesBitForBit) {
   auto& c = corpus();
-  std::map<std::string, std::vector<const gate::GatePair*>> byKey;
-  for (const auto& p : c.m.pairs) {
-    std::string key = p.file + "|" + std::to_string(p.literals);
-    for (const auto& b : p.bind) key += "|" + b.name;
-    for (const auto& w : p.wrt) key += "|w:" + w;
-    byKey[key].push_back(&p);
-  }
-  for (const auto& [key, pairs] : byKey) {
-    const gate::GatePair& first = *pairs.front();
-    LaneBatch lanes;
-    for (const auto& s : first.bind) lanes.params.push_back(s.name);
-    lanes.values.assign(lanes.params.size(), {});
-    for (const auto* p : pairs)
-      for (size_t k = 0; k < p->bind.size(); ++k) lanes.values[k].push_back(p->bind[k].value);
+  for (const auto& [key, firstPair, lanes] : test::corpusBatches(c.m)) {
+    const gate::GatePair& first = *firstPair;
     const Program& prog = c.program(first);
     for (Route r : first.routes) {
       EvalOptions o = pairOptions(first, r);

@@ -18,6 +18,7 @@
 #include "driver/Engine.h"
 #include "driver/Program.h"
 #include "oracle/gate/Manifest.h"
+#include "support/CorpusBatches.h"
 
 namespace dmci {
 namespace {
@@ -62,30 +63,17 @@ LaneBatch batchOf(std::vector<std::string> params, std::vector<std::vector<doubl
 TEST(TensorReplayCorpus, EveryPairsLanesEqualNative) {
   auto m = gate::loadManifest(std::string(DMCI_SOURCE_DIR) + "/corpus");
   ASSERT_TRUE(m) << m.error().str();
-  // The pairs of one program with the same bindings are lanes of one batch.
-  std::map<std::string, std::vector<const gate::GatePair*>> byKey;
-  for (const auto& p : m->pairs) {
-    std::string key = p.file + "|" + std::to_string(p.literals);
-    for (const auto& b : p.bind) key += "|" + b.name;
-    for (const auto& w : p.wrt) key += "|w:" + w;
-    byKey[key].push_back(&p);
-  }
   std::map<std::string, Program> programs;
   double worst = 0, traces = 0, refused = 0, replayed = 0, lanesRun = 0;
   std::string worstKey;
-  for (const auto& [key, pairs] : byKey) {
-    const gate::GatePair& first = *pairs.front();
+  for (const auto& [key, firstPair, lanes] : test::corpusBatches(*m)) {
+    const gate::GatePair& first = *firstPair;
     auto it = programs.find(first.file);
     if (it == programs.end()) {
       auto prog = Program::fromText(readFile(m->dir + "/" + first.file), first.file);
       ASSERT_TRUE(prog) << prog.error().str();
       it = programs.emplace(first.file, std::move(*prog)).first;
     }
-    LaneBatch lanes;
-    for (const auto& s : first.bind) lanes.params.push_back(s.name);
-    lanes.values.assign(lanes.params.size(), {});
-    for (const auto* p : pairs)
-      for (size_t k = 0; k < p->bind.size(); ++k) lanes.values[k].push_back(p->bind[k].value);
     for (Route r : first.routes) {
       EvalOptions o = replayOptions();
       o.route = r;
