@@ -1,7 +1,8 @@
 // Staged replay against the interpreter and the tensor engine, side by side in one run (issue: staged replay).
 //
 // Names: BM_Replay/<program>/<engine>/<B>: value + gradient (every parameter) of B lanes through the engine
-// seam, the program run as data by mce.scm (route dmci; DMCI_REPLAY_ROUTE=direct for the compiled program).
+// seam (runLanesInto: the batch kept between runs, as a fit's loop keeps it), the program run as data by
+// mce.scm (route dmci; DMCI_REPLAY_ROUTE=direct for the compiled program).
 // Engines: native (the register machine, lanes on every core), tensor (LibTorch; skipped with a message when its
 // plugin cannot be opened), replay (the trace recorded once, replayed in blocks on every core), compiled (the
 // trace emitted as C++, built at -O3 by the system compiler, a call per lane on every core).
@@ -29,6 +30,7 @@
 #include "BatchPrograms.h"
 #include "KalmanFilter.h"
 #include "driver/Engine.h"
+#include "driver/ParallelLanes.h"
 #include "driver/Program.h"
 #include "replay/Replay.h"
 
@@ -100,20 +102,22 @@ void BM_Replay(benchmark::State& state, const Case& c, const std::string& engine
     return;
   }
   auto values = lanes(c, b);
-  auto warm = (*run)->runLanes(values, b);  // records the traces, warms the caches
-  if (!warm) {
-    state.SkipWithError(warm.error().str().c_str());
+  LaneEvaluation warm;                                   // the batch kept between runs, as a fit's loop keeps it
+  if (auto e = (*run)->runLanesInto(values, b, warm)) {  // records the traces, warms the caches
+    state.SkipWithError(e->str().c_str());
     return;
   }
+  LaneEvaluation out;
   for (auto _ : state) {
-    auto r = (*run)->runLanes(values, b);
-    benchmark::DoNotOptimize(r);
+    auto e = (*run)->runLanesInto(values, b, out);
+    benchmark::DoNotOptimize(e);
+    benchmark::DoNotOptimize(out.value.data());
   }
   const double perSecond = static_cast<double>(b);
   state.counters["evals_per_s"] = benchmark::Counter(perSecond, benchmark::Counter::kIsIterationInvariantRate);
   const double bytes = static_cast<double>(2 * c.params.size() + 1) * 8.0 * perSecond;
   state.counters["roofline"] = benchmark::Counter(bytes / bandwidth(), benchmark::Counter::kIsIterationInvariantRate);
-  for (const auto& [name, v] : warm->counters)
+  for (const auto& [name, v] : warm.counters)
     if (std::string(name) != "seconds" && std::string(name) != "utilisation") state.counters[name] = v;
 }
 
@@ -142,23 +146,19 @@ void BM_ReplayOne(benchmark::State& state, const Case& c) {
 }
 
 // A hand-written value + gradient kernel over a program's lanes: body(alpha, x, lo, hi, value, d/dalpha, d/dx) on
-// every core (one thread at small B). The floor a specialised evaluator can reach.
+// every core (one thread at small B), an even share per worker of the engines' lane pool (driver/ParallelLanes),
+// into outputs kept between runs. The floor a specialised evaluator can reach.
 template <class Body>
 void handBench(benchmark::State& state, const Case& c, Body body) {
   const int64_t b = state.range(0);
   auto v = lanes(c, b);
   std::vector<double> out(static_cast<size_t>(b)), ga(out.size()), gx(out.size());
-  const unsigned threads = b >= 4096 ? std::max(1u, std::thread::hardware_concurrency()) : 1;
-  auto range = [&](size_t lo, size_t hi) { body(v[0].data(), v[1].data(), lo, hi, out.data(), ga.data(), gx.data()); };
+  const int threads = b >= 4096 ? laneThreads(EvalOptions{}) : 1;
+  const size_t n = out.size();
   for (auto _ : state) {
-    if (threads == 1) {
-      range(0, out.size());
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t)
-        pool.emplace_back(range, out.size() * t / threads, out.size() * (t + 1) / threads);
-      for (auto& th : pool) th.join();
-    }
+    forChunks(threads, static_cast<size_t>(threads), [&](size_t t, int) {
+      body(v[0].data(), v[1].data(), n * t / threads, n * (t + 1) / threads, out.data(), ga.data(), gx.data());
+    });
     benchmark::DoNotOptimize(out.data());
   }
   state.counters["evals_per_s"] =
@@ -252,37 +252,31 @@ void BM_Kalman(benchmark::State& state, const std::string& engineName) {
     auto th = kalmanTheta(l, b);
     for (size_t k = 0; k < 4; ++k) values[k][static_cast<size_t>(l)] = th[k];
   }
-  if (b > 1 && !(*run)->runLanes(values, b)) return state.SkipWithError("lanes failed");
+  LaneEvaluation out;
+  if (b > 1 && (*run)->runLanesInto(values, b, out)) return state.SkipWithError("lanes failed");
   for (auto _ : state) {
     if (b == 1)
       benchmark::DoNotOptimize((*run)->run(seed));
     else
-      benchmark::DoNotOptimize((*run)->runLanes(values, b));
+      benchmark::DoNotOptimize((*run)->runLanesInto(values, b, out));
   }
   state.counters["evals_per_s"] =
       benchmark::Counter(static_cast<double>(b), benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// The hand-written filter: one lane, or B lanes on every core as the engines run them.
+// The hand-written filter: one lane, or B lanes on every core through the engines' lane pool.
 void BM_KalmanHand(benchmark::State& state) {
   const int64_t b = state.range(0);
   std::vector<std::vector<double>> theta;
   for (int64_t l = 0; l < b; ++l) theta.push_back(kalmanTheta(l, b));
   std::vector<double> value(static_cast<size_t>(b)), grad(static_cast<size_t>(4 * b));
-  const unsigned threads = b == 1 ? 1 : std::max(1u, std::thread::hardware_concurrency());
+  const int threads = b == 1 ? 1 : laneThreads(EvalOptions{});
   for (auto _ : state) {
-    auto range = [&](int64_t lo, int64_t hi) {
-      for (int64_t l = lo; l < hi; ++l)
+    forChunks(threads, static_cast<size_t>(threads), [&](size_t t, int) {
+      for (int64_t l = b * static_cast<int64_t>(t) / threads; l < b * static_cast<int64_t>(t + 1) / threads; ++l)
         value[static_cast<size_t>(l)] =
             bench::kalmanByHand(theta[static_cast<size_t>(l)].data(), grad.data() + 4 * static_cast<size_t>(l));
-    };
-    if (threads == 1) {
-      range(0, b);
-    } else {
-      std::vector<std::thread> pool;
-      for (unsigned t = 0; t < threads; ++t) pool.emplace_back(range, b * t / threads, b * (t + 1) / threads);
-      for (auto& th : pool) th.join();
-    }
+    });
     benchmark::DoNotOptimize(value.data());
   }
   state.counters["evals_per_s"] =

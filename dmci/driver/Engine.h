@@ -37,6 +37,16 @@ class PreparedRun {
   // B lanes: values[param][lane]; with no parameters, `lanes` gives B. The first failing lane's error is the
   // batch's.
   virtual Result<LaneEvaluation> runLanes(const std::vector<std::vector<double>>& values, int64_t lanes) = 0;
+  // runLanes into a batch the caller keeps between calls (a fit's loop, a bench): an engine that overrides it
+  // reuses `out`'s vectors where their sizes fit and writes every lane, so a warm loop neither allocates nor
+  // zero-fills per batch. `out` is whole on success and unspecified on error. The default moves runLanes in.
+  virtual std::optional<Error> runLanesInto(const std::vector<std::vector<double>>& values, int64_t lanes,
+                                            LaneEvaluation& out) {
+    auto r = runLanes(values, lanes);
+    if (!r) return r.error();
+    out = std::move(*r);
+    return std::nullopt;
+  }
 };
 
 class Engine {

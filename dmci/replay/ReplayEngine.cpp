@@ -7,6 +7,7 @@
 #include <deque>
 #include <thread>
 
+#include "driver/ParallelLanes.h"
 #include "driver/Program.h"
 #include "replay/Compiled.h"
 #include "replay/Replay.h"
@@ -52,6 +53,14 @@ class ReplayRun final : public PreparedRun {
   }
 
   Result<LaneEvaluation> runLanes(const std::vector<std::vector<double>>& values, int64_t laneCount) override {
+    LaneEvaluation out;
+    if (auto e = runLanesInto(values, laneCount, out)) return *e;
+    return out;
+  }
+
+  // Every lane of `out` is written: by a trace's replay, or by the native machine (its value and gradient).
+  std::optional<Error> runLanesInto(const std::vector<std::vector<double>>& values, int64_t laneCount,
+                                    LaneEvaluation& out) override {
     if (values.size() != static_cast<size_t>(paramCount()))
       return Error{ErrorKind::Usage, "expected " + std::to_string(paramCount()) + " parameter values", {}};
     const size_t lanes = values.empty() ? static_cast<size_t>(std::max<int64_t>(1, laneCount)) : values[0].size();
@@ -70,9 +79,12 @@ class ReplayRun final : public PreparedRun {
         return e;
       }
     }
-    if (traces_.empty()) return interpretAll(values, laneCount, tally);
-    LaneEvaluation out;
-    out.value.assign(lanes, 0.0);
+    if (traces_.empty()) {
+      auto all = interpretAll(values, laneCount, tally);
+      if (!all) return all.error();
+      out = std::move(*all);
+      return std::nullopt;
+    }
     shape(out, lanes);
     // The first trace takes every lane on its path; the lanes it leaves go on to the others.
     auto first = replayLanes(0, values, nullptr, lanes, out, tally);
@@ -105,15 +117,15 @@ class ReplayRun final : public PreparedRun {
       // No trace for this lane (the cache is full): interpreted.
       ++tally.interpreted;
       out.value[lane] = r->value;
-      for (size_t k = 0; k < r->gradient.size() && k < out.gradient.size(); ++k)
-        out.gradient[k][lane] = r->gradient[k].second;
+      for (size_t k = 0; k < out.gradient.size(); ++k)
+        out.gradient[k][lane] = k < r->gradient.size() ? r->gradient[k].second : 0.0;
       todo.erase(todo.begin());
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     count(out.counters, tally, lanes);
     out.counters.add("threads", threadsUsed_);
     out.counters.add("seconds", seconds);
-    return out;
+    return std::nullopt;
   }
 
  private:
@@ -161,9 +173,17 @@ class ReplayRun final : public PreparedRun {
   }
   std::unique_ptr<PreparedRun> nativeLanes_;
 
+  // `out` sized for `lanes` scalar lanes, its vectors kept where they fit: their entries are left as they are,
+  // since every lane is written.
   void shape(LaneEvaluation& out, size_t lanes) const {
-    out.gradientKeys = gradientKeys_;
-    out.gradient.assign(gradientKeys_.size(), std::vector<double>(lanes, 0.0));
+    out.value.resize(lanes);
+    out.isTensor = false;
+    out.rank = out.rows = out.cols = 0;
+    out.tensor.clear();
+    if (out.gradientKeys != gradientKeys_) out.gradientKeys = gradientKeys_;
+    out.gradient.resize(gradientKeys_.size());
+    for (auto& g : out.gradient) g.resize(lanes);
+    out.counters = {};
   }
 
   // The native run of one seed, recording its path's trace while the cache has room. A path whose trace is
@@ -260,7 +280,8 @@ class ReplayRun final : public PreparedRun {
     const std::vector<std::vector<double>>& src = pick ? gathered : values;
     std::vector<double>& vdst = pick ? value : out.value;
     std::vector<std::vector<double>>& gdst = pick ? grad : out.gradient;
-    std::vector<uint8_t> ok(n, 0);
+    std::vector<uint8_t>& ok = verdicts_;  // every slice writes its lanes' verdicts
+    ok.resize(n);
     if (batch) {  // the whole batch in one call on the batch machine
       std::vector<const double*> p(src.size());
       std::vector<double*> g;
@@ -274,30 +295,28 @@ class ReplayRun final : public PreparedRun {
     // a small part of the work (the slices of 8 blocks keep every core busy from 2^14 lanes on).
     const size_t slice = fn ? size_t{8} * replay::kBlock : size_t{replay::kBlock};
     const size_t blocks = (n + slice - 1) / slice;
-    // A thread for every 8 blocks at least: starting one costs more than a few blocks.
+    // A worker for every 4 slices at least: waking one costs about as much as a few slices.
     const int threads =
-        static_cast<int>(std::clamp<size_t>((blocks + 7) / 8, 1, static_cast<size_t>(laneThreads(opts_))));
-    std::atomic<size_t> next{0};
-    auto work = [&](replay::Workspace& ws) {
-      for (size_t b; (b = next.fetch_add(1)) < blocks;) {
-        const size_t from = b * slice;
-        const int count = static_cast<int>(std::min<size_t>(slice, n - from));
-        if (fn)
-          runCompiled(*fn, src, from, count, vdst, gdst, ok.data() + from);
-        else
-          tr.runBlock(src, from, count, vdst, gdst, ok.data() + from, ws);
-      }
-    };
-    if (threads == 1) {
-      work(one_);
-    } else {
-      std::vector<std::thread> pool;
-      if (spaces_.size() < static_cast<size_t>(threads - 1)) spaces_.resize(static_cast<size_t>(threads - 1));
-      for (int t = 1; t < threads; ++t) pool.emplace_back([&, t] { work(spaces_[static_cast<size_t>(t - 1)]); });
-      work(one_);
-      for (auto& th : pool) th.join();
+        static_cast<int>(std::clamp<size_t>((blocks + 3) / 4, 1, static_cast<size_t>(laneThreads(opts_))));
+    if (spaces_.size() < static_cast<size_t>(threads)) spaces_.resize(static_cast<size_t>(threads));
+    std::atomic<size_t> off{0};  // lanes off the path, counted per slice: none, and nothing is scanned after
+    const int used = forChunks(threads, blocks, [&](size_t b, int worker) {
+      const size_t from = b * slice;
+      const int count = static_cast<int>(std::min<size_t>(slice, n - from));
+      uint8_t* verdict = ok.data() + from;
+      if (fn)
+        runCompiled(*fn, src, from, count, vdst, gdst, verdict);
+      else
+        tr.runBlock(src, from, count, vdst, gdst, verdict, spaces_[static_cast<size_t>(worker)]);
+      size_t bad = 0;
+      for (int j = 0; j < count; ++j) bad += verdict[j] == 0;
+      if (bad) off.fetch_add(bad, std::memory_order_relaxed);
+    });
+    threadsUsed_ = std::max(threadsUsed_, used);
+    if (off.load() == 0 && !pick) {
+      tally.replayed += n;
+      return std::vector<size_t>{};
     }
-    threadsUsed_ = std::max(threadsUsed_, threads);
     return finishLanes(pick, n, ok, value, grad, out, tally);
   }
   // The lanes off the path; those on it that were gathered are scattered back into `out`.
@@ -328,7 +347,8 @@ class ReplayRun final : public PreparedRun {
     for (size_t k = 0; k < g.size(); ++k) g[k] = gradient[k].data() + from;
     fn.lanes(n, p.data(), value.data() + from, opts_.gradient && !g.empty() ? g.data() : nullptr, ok);
   }
-  std::deque<replay::Workspace> spaces_;  // the other threads' buffers, kept between batches
+  std::deque<replay::Workspace> spaces_;  // the workers' buffers, kept between batches
+  std::vector<uint8_t> verdicts_;         // a slice's lanes: on the path (1) or not, kept between batches
   int threadsUsed_ = 1;
 
   void count(Counters& c, const Tally& t, size_t lanes) const {
