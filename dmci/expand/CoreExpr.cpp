@@ -4,12 +4,13 @@
 #include <span>
 
 #include "expand/CoreFold.h"
+#include "syntax/Arena.h"
 
 namespace dmci {
 namespace {
 
 std::shared_ptr<CoreExpr> node(CoreKind k, SrcPos p) {
-  auto e = std::make_shared<CoreExpr>();
+  auto e = makeNode<CoreExpr>();
   e->kind = k;
   e->pos = p;
   return e;

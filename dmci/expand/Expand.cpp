@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "expand/Expander.h"
+#include "syntax/Arena.h"
 
 namespace dmci {
 namespace {
@@ -359,10 +360,12 @@ ExprPtr Expander::program(const std::vector<DatumPtr>& forms) {
 }
 
 Result<ExprPtr> expandProgram(const std::vector<DatumPtr>& forms, const ExpandOptions& opts) {
+  ArenaScope arena;  // the core tree side by side (syntax/Arena.h)
   return catchErrors([&] { return Expander(opts).program(forms); });
 }
 
 Result<ExprPtr> expandExpr(const DatumPtr& form, const ExpandOptions& opts) {
+  ArenaScope arena;
   return catchErrors([&] { return Expander(opts).expr(form); });
 }
 

@@ -9,6 +9,7 @@
 #include "expand/Expand.h"
 #include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
+#include "syntax/Arena.h"
 #include "syntax/Reader.h"
 
 namespace dmci {
@@ -44,6 +45,7 @@ ExprPtr preludeLambda(const std::string& name) {
 }  // namespace
 
 ExprPtr linkPrelude(const ExprPtr& program, const std::vector<std::string>& params) {
+  ArenaScope arena;  // the renamed spine and the linked group side by side (syntax/Arena.h)
   std::vector<std::string> needed, work;
   std::deque<std::string> internal;  // "%map" for a free "map"
   // One walk over the program finds the library procedures it uses and renames its free references to them.

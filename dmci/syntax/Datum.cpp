@@ -6,13 +6,14 @@
 #include <cmath>
 #include <cstring>
 
+#include "syntax/Arena.h"
 #include "syntax/Reader.h"
 
 namespace dmci {
 namespace {
 
 std::shared_ptr<Datum> make(DatumKind k, SrcPos p) {
-  auto d = std::make_shared<Datum>();
+  auto d = makeNode<Datum>();
   d->kind = k;
   d->pos = p;
   return d;

@@ -9,6 +9,8 @@
 #include <limits>
 #include <string_view>
 
+#include "syntax/Arena.h"
+
 namespace dmci {
 namespace {
 
@@ -430,6 +432,7 @@ void Reader::readEscape(std::string& out) {
 }  // namespace
 
 Result<std::vector<DatumPtr>> readAll(const std::string& text, const std::string& file) {
+  ArenaScope arena;  // the datums side by side (syntax/Arena.h)
   return catchErrors([&] { return Reader(text, file).readAll(); });
 }
 
