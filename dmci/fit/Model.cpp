@@ -201,14 +201,17 @@ class DataModel : public Model {
     return v;
   }
 
-  LaneEvaluation evaluate(const std::vector<size_t>& rows, const std::vector<double>& theta, bool gradient) {
+  // The rows' batch, in a batch kept from one step to the next (runLanesInto: no allocation once warm); valid
+  // until the next call.
+  const LaneEvaluation& evaluate(const std::vector<size_t>& rows, const std::vector<double>& theta, bool gradient) {
     auto values = lanes(rows, theta);
     auto& run = gradient ? p_.withGradient : p_.valueOnly;
-    auto ev = run->runLanes(values, static_cast<int64_t>(rows.size()));
-    if (!ev) throw DmciError(rowError(ev.error(), rows, values));
-    if (ev->isTensor) throw DmciError(usage("the program's value must be a number at every row, not a tensor"));
-    return std::move(*ev);
+    if (auto e = run->runLanesInto(values, static_cast<int64_t>(rows.size()), batch_))
+      throw DmciError(rowError(*e, rows, values));
+    if (batch_.isTensor) throw DmciError(usage("the program's value must be a number at every row, not a tensor"));
+    return batch_;
   }
+  LaneEvaluation batch_;
 
   // The batch's error, said at the first row that fails alone (the row's line in the data file, and the source).
   Error rowError(const Error& batchError, const std::vector<size_t>& rows,
@@ -227,7 +230,7 @@ class DataModel : public Model {
   }
 
   double lossOn(const std::vector<size_t>& rows, const std::vector<double>& theta, std::vector<double>* grad) {
-    LaneEvaluation ev = evaluate(rows, theta, grad != nullptr);
+    const LaneEvaluation& ev = evaluate(rows, theta, grad != nullptr);
     const auto& y = spec_.data->columns[target_];
     std::vector<size_t> index = grad ? gradientIndex(ev.gradientKeys, fitted_) : std::vector<size_t>{};
     if (grad) grad->assign(theta.size(), 0.0);

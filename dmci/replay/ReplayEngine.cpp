@@ -180,8 +180,13 @@ class ReplayRun final : public PreparedRun {
     out.isTensor = false;
     out.rank = out.rows = out.cols = 0;
     out.tensor.clear();
-    if (out.gradientKeys != gradientKeys_) out.gradientKeys = gradientKeys_;
-    out.gradient.resize(gradientKeys_.size());
+    if (!opts_.gradient) {  // as the native engine: a value-only batch has no gradient
+      out.gradientKeys.clear();
+      out.gradient.clear();
+    } else if (out.gradientKeys != gradientKeys_) {
+      out.gradientKeys = gradientKeys_;
+    }
+    out.gradient.resize(out.gradientKeys.size());
     for (auto& g : out.gradient) g.resize(lanes);
     out.counters = {};
   }
