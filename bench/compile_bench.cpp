@@ -4,7 +4,8 @@
 //   BM_CompileLetStar/<bindings> one let* of <bindings> bindings
 // Each iteration compiles the text from scratch and frees what it built. Counters: time_per_form
 // (or time_per_binding), which stays flat when every pass is linear in the program, forms_per_s, and each pass's
-// wall time per form (read_us, expand_us, freevars_us, link_us, lower_us) to find one that is not.
+// wall time per form (read_us, expand_us, freevars_us, link_us, lower_us, and free_us for freeing the trees and
+// the graph) to find one that is not.
 // bench/gen_long_program.py writes the same programs for timing `dmci run` as a whole process.
 #include <benchmark/benchmark.h>
 #include <malloc.h>
@@ -25,8 +26,8 @@ namespace {
 using namespace dmci;
 
 // The passes timed apart (seconds summed over iterations), so a pass that grows faster than the program shows.
-enum Pass { kRead, kExpand, kFreeVars, kLink, kLower, kPasses };
-constexpr std::array<const char*, kPasses> kPassNames = {"read", "expand", "freevars", "link", "lower"};
+enum Pass { kRead, kExpand, kFreeVars, kLink, kLower, kFree, kPasses };
+constexpr std::array<const char*, kPasses> kPassNames = {"read", "expand", "freevars", "link", "lower", "free"};
 
 // Adds the time since `start` to `total` and restarts the clock.
 void lap(std::chrono::steady_clock::time_point& start, double& total) {
@@ -60,6 +61,10 @@ Result<size_t> compileText(const std::string& text, std::array<double, kPasses>&
   lap(clock, seconds[kLower]);
   size_t instrs = 0;
   for (const auto& b : graph->blocks) instrs += b.code.size();
+  *graph = ComputeGraph{};  // the graph and the trees freed (timed apart: free_us)
+  *linked = nullptr;
+  *core = nullptr;
+  lap(clock, seconds[kFree]);
   return instrs;
 }
 
