@@ -215,9 +215,70 @@ void Replayer::forward(double* v, int stride, int n, uint8_t* ok, Workspace& ws)
         break;
     }
   }
-  for (const Guard& g : t_.guards)
+  for (size_t k = 0; k < t_.guards.size(); ++k) {
+    const Guard& g = t_.guards[k];
+    const uint8_t failed = failedAtGuard(k);
+    if (compareRows(g, v, stride, n, ok, failed)) continue;
     for (int l = 0; l < n; ++l)
-      if (ok[l] && !guardLane(g, v, stride, l, ws)) ok[l] = 0;
+      if (ok[l] == kOnPath && !guardLane(g, v, stride, l, ws)) ok[l] = failed;
+  }
+}
+
+// A guard comparing two numbers (< > <= >= =, the commonest), as one loop over the lanes that the compiler
+// vectorises: the verdict of each lane still on the path becomes `failed` where the outcome differs. False when
+// the guard is of another kind (guardLane then checks it lane by lane).
+bool Replayer::compareRows(const Guard& g, const double* v, int stride, int n, uint8_t* ok, uint8_t failed) const {
+  if (g.kind != GuardKind::Outcome || g.argc != 2) return false;
+  const Value& x = t_.args[static_cast<size_t>(g.firstArg)];
+  const Value& y = t_.args[static_cast<size_t>(g.firstArg + 1)];
+  if (x.tag != Tag::Real || y.tag != Tag::Real) return false;
+  const LaneKernel kernel = prim(g.prim).lanes.kernel;
+  if (kernel != LaneKernel::Less && kernel != LaneKernel::Greater && kernel != LaneKernel::LessEqual &&
+      kernel != LaneKernel::GreaterEqual && kernel != LaneKernel::Equal)
+    return false;
+  // An operand is a slot's row or a constant number (an argument's Real with i < 0).
+  const double* a = x.i >= 0 ? v + static_cast<size_t>(row(x.i)) * stride : nullptr;
+  const double* b = y.i >= 0 ? v + static_cast<size_t>(row(y.i)) * stride : nullptr;
+  const double xc = x.num, yc = y.num;
+  const bool expected = g.expected != 0;
+  auto loop = [&](auto holds) {
+    auto lanes = [&](auto xs, auto ys) {
+      for (int l = 0; l < n; ++l) {
+        const bool keep = ok[l] == kOnPath && holds(xs(l), ys(l)) == expected;
+        ok[l] = keep ? kOnPath : (ok[l] == kOnPath ? failed : ok[l]);
+      }
+    };
+    auto slotA = [&](int l) { return a[l]; };
+    auto slotB = [&](int l) { return b[l]; };
+    auto constA = [&](int) { return xc; };
+    auto constB = [&](int) { return yc; };
+    if (a && b)
+      lanes(slotA, slotB);
+    else if (a)
+      lanes(slotA, constB);
+    else if (b)
+      lanes(constA, slotB);
+    else
+      lanes(constA, constB);
+  };
+  switch (kernel) {
+    case LaneKernel::Less:
+      loop([](double p, double q) { return p < q; });
+      break;
+    case LaneKernel::Greater:
+      loop([](double p, double q) { return p > q; });
+      break;
+    case LaneKernel::LessEqual:
+      loop([](double p, double q) { return p <= q; });
+      break;
+    case LaneKernel::GreaterEqual:
+      loop([](double p, double q) { return p >= q; });
+      break;
+    default:
+      loop([](double p, double q) { return p == q; });
+      break;
+  }
+  return true;
 }
 
 void Replayer::reverse(const double* v, double* adj, int stride, int n) const {
@@ -281,9 +342,9 @@ bool Replayer::runOne(const double* params, double& value, double* gradient, Wor
   prepareOne(ws);
   double* v = ws.one.data();
   for (int32_t p = 0; p < t_.params; ++p) v[row(p)] = params[p];
-  uint8_t ok = 1;
+  uint8_t ok = kOnPath;
   forward(v, 1, 1, &ok, ws);
-  if (!ok) return false;
+  if (ok != kOnPath) return false;
   value = v[row(t_.output)];
   if (!wantGradient_) return true;
   std::fill(ws.oneAdj.begin(), ws.oneAdj.end(), 0.0);
@@ -309,7 +370,7 @@ void Replayer::runBlock(const std::vector<std::vector<double>>& params, size_t f
   forward(v, kBlock, n, ok, ws);
   const double* out = v + static_cast<size_t>(row(t_.output)) * kBlock;
   for (int l = 0; l < n; ++l)
-    if (ok[l]) value[from + static_cast<size_t>(l)] = isConst(t_.output) ? out[0] : out[l];
+    if (ok[l] == kOnPath) value[from + static_cast<size_t>(l)] = isConst(t_.output) ? out[0] : out[l];
   if (!wantGradient_) return;
   double* adj = ws.adj.data();
   std::fill(ws.adj.begin(), ws.adj.end(), 0.0);
@@ -320,12 +381,12 @@ void Replayer::runBlock(const std::vector<std::vector<double>>& params, size_t f
     double* dst = gradient[k].data() + from;
     if (leaves.empty()) {
       for (int l = 0; l < n; ++l)
-        if (ok[l]) dst[l] = 0.0;
+        if (ok[l] == kOnPath) dst[l] = 0.0;
       continue;
     }
     const double* first = adj + static_cast<size_t>(leaves[0]) * kBlock;
     for (int l = 0; l < n; ++l) {
-      if (!ok[l]) continue;
+      if (ok[l] != kOnPath) continue;
       double g = first[l];
       for (size_t j = 1; j < leaves.size(); ++j) g += adj[static_cast<size_t>(leaves[j]) * kBlock + l];
       dst[l] = g;

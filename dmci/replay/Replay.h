@@ -22,6 +22,14 @@ namespace dmci::replay {
 
 inline constexpr int kBlock = 256;
 
+// A lane's verdict after a block's replay: on the path (1), off it by a Step's error or for no known guard (0),
+// or off it first at guard g (2 + g, for g < 253; 255 past that). The guard is the hint by which the engine sends
+// the lane on to a trace that agrees with this one up to that guard and differs there.
+inline constexpr uint8_t kOnPath = 1;
+inline uint8_t failedAtGuard(size_t g) { return static_cast<uint8_t>(g < 253 ? 2 + g : 255); }
+// The first guard the lane failed, or -1 when unknown.
+inline int failedGuard(uint8_t verdict) { return verdict >= 2 && verdict < 255 ? verdict - 2 : -1; }
+
 // One thread's buffers: the block's slots and constants, their adjoints, and a scratch runtime for the native
 // rules that Step operations and guards call.
 struct Workspace {
@@ -47,7 +55,7 @@ class Replayer {
   // One lane: the parameters' values; writes the value and gradient. False when the lane is off the path.
   bool runOne(const double* params, double& value, double* gradient, Workspace& ws) const;
   // Lanes [from, from + n), n <= kBlock: params[p][lane]; writes value[lane] and gradient[key][lane] of the lanes
-  // on the path, and ok[lane - from] (1: on the path).
+  // on the path, and ok[lane - from], the lane's verdict (kOnPath, or which guard it failed first).
   void runBlock(const std::vector<std::vector<double>>& params, size_t from, int n, std::vector<double>& value,
                 std::vector<std::vector<double>>& gradient, uint8_t* ok, Workspace& ws) const;
   void prepare(Workspace& ws) const;     // the block's buffers
@@ -66,6 +74,7 @@ class Replayer {
   void laneArgs(int32_t first, int32_t argc, const double* v, int stride, int l, Workspace& ws) const;
   bool stepLane(const Op& op, const double* v, int stride, int l, double& out, Workspace& ws) const;
   bool guardLane(const Guard& g, const double* v, int stride, int l, Workspace& ws) const;
+  bool compareRows(const Guard& g, const double* v, int stride, int n, uint8_t* ok, uint8_t failed) const;
   void forward(double* v, int stride, int n, uint8_t* ok, Workspace& ws) const;
   void reverse(const double* v, double* a, int stride, int n) const;
 };

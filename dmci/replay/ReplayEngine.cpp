@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <deque>
+#include <map>
 #include <thread>
 
 #include "driver/ParallelLanes.h"
@@ -86,19 +88,22 @@ class ReplayRun final : public PreparedRun {
       return std::nullopt;
     }
     shape(out, lanes);
-    // The first trace takes every lane on its path; the lanes it leaves go on to the others.
+    // The first trace takes every lane on its path. A lane it leaves goes on by the guard it failed first, down
+    // the tree the traces' guards make (route); those that find no trace there try every trace in turn; the
+    // lanes left then take the native machine, which records their paths while the cache has room.
     auto first = replayLanes(0, values, nullptr, lanes, out, tally);
     if (!first) return first.error();
-    std::vector<size_t> todo = std::move(*first);
-    std::vector<double> seed(values.size());
-    for (size_t k = 1; k < traces_.size() && !todo.empty(); ++k) {
+    auto routed = route(0, std::move(*first), values, out, tally);
+    if (!routed) return routed.error();
+    std::vector<size_t> todo = std::move(*routed);
+    for (size_t k = 0; k < traces_.size() && !todo.empty(); ++k) {
       auto left = replayLanes(k, values, todo.data(), todo.size(), out, tally);
       if (!left) return left.error();
-      todo = std::move(*left);
+      todo = std::move(left->lanes);
     }
-    while (!todo.empty()) {
-      // The first lane left takes the native machine, which records its path while the cache has room.
-      const size_t lane = todo.front();
+    std::vector<double> seed(values.size());
+    for (size_t next = 0; next < todo.size();) {
+      const size_t lane = todo[next];
       for (size_t p = 0; p < values.size(); ++p) seed[p] = values[p][lane];
       const size_t cached = traces_.size();
       auto r = rerun(seed, tally);
@@ -108,9 +113,12 @@ class ReplayRun final : public PreparedRun {
         return e;
       }
       if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
-        auto left = replayLanes(traces_.size() - 1, values, todo.data(), todo.size(), out, tally);
+        auto left = replayLanes(traces_.size() - 1, values, todo.data() + next, todo.size() - next, out, tally);
         if (!left) return left.error();
-        todo = std::move(*left);
+        auto rest = route(traces_.size() - 1, std::move(*left), values, out, tally);
+        if (!rest) return rest.error();
+        todo = std::move(*rest);
+        next = 0;
         continue;
       }
       if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
@@ -119,7 +127,7 @@ class ReplayRun final : public PreparedRun {
       out.value[lane] = r->value;
       for (size_t k = 0; k < out.gradient.size(); ++k)
         out.gradient[k][lane] = k < r->gradient.size() ? r->gradient[k].second : 0.0;
-      todo.erase(todo.begin());
+      ++next;
     }
     const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     count(out.counters, tally, lanes);
@@ -266,10 +274,104 @@ class ReplayRun final : public PreparedRun {
     return false;
   }
 
+  // The lanes a trace left, each with the first guard it failed there (-1: unknown).
+  struct Left {
+    std::vector<size_t> lanes;
+    std::vector<int> guard;
+  };
+
+  // Routes the lanes trace k left down the tree of the traces' guards: a lane that failed guard g first goes to
+  // a trace that agrees with trace k on every guard before g and tests g with the other outcome (nextTrace),
+  // and so on; each step passes a later guard, so a lane takes at most one trace per level of the tree rather
+  // than every trace in turn. Returns the lanes no trace took this way.
+  Result<std::vector<size_t>> route(size_t k, Left left, const std::vector<std::vector<double>>& values,
+                                    LaneEvaluation& out, Tally& tally) {
+    struct Group {
+      size_t trace;
+      int guard;
+      std::vector<size_t> lanes;
+    };
+    std::vector<Group> work;
+    std::vector<size_t> unrouted;
+    auto split = [&](size_t from, Left&& l) {
+      std::map<int, std::vector<size_t>> byGuard;
+      for (size_t i = 0; i < l.lanes.size(); ++i) byGuard[l.guard[i]].push_back(l.lanes[i]);
+      for (auto& [g, lanes] : byGuard) work.push_back({from, g, std::move(lanes)});
+    };
+    split(k, std::move(left));
+    while (!work.empty()) {
+      Group g = std::move(work.back());
+      work.pop_back();
+      const int j = nextTrace(g.trace, g.guard);
+      if (j < 0) {
+        unrouted.insert(unrouted.end(), g.lanes.begin(), g.lanes.end());
+        continue;
+      }
+      auto l = replayLanes(static_cast<size_t>(j), values, g.lanes.data(), g.lanes.size(), out, tally);
+      if (!l) return l.error();
+      // Only a failure past guard g goes on down the tree: each step then goes deeper, so routing ends.
+      Left deeper;
+      for (size_t i = 0; i < l->lanes.size(); ++i) {
+        if (l->guard[i] > g.guard) {
+          deeper.lanes.push_back(l->lanes[i]);
+          deeper.guard.push_back(l->guard[i]);
+        } else {
+          unrouted.push_back(l->lanes[i]);
+        }
+      }
+      split(static_cast<size_t>(j), std::move(deeper));
+    }
+    std::sort(unrouted.begin(), unrouted.end());
+    return unrouted;
+  }
+
+  // The trace for a lane that failed trace k first at guard g: the first that makes every test before g with
+  // trace k's outcome and the same test at g with another; -1 when there is none or g is unknown.
+  int nextTrace(size_t k, int g) {
+    if (g < 0) return -1;
+    if (routesFor_ != traces_.size()) {  // a trace was added: routes may have changed
+      routes_.clear();
+      routesFor_ = traces_.size();
+    }
+    const uint64_t key = (static_cast<uint64_t>(k) << 32) | static_cast<uint32_t>(g);
+    if (auto it = routes_.find(key); it != routes_.end()) return it->second;
+    const replay::Trace& a = traces_[k]->trace();
+    int found = -1;
+    for (size_t j = 0; j < traces_.size() && found < 0; ++j) {
+      const replay::Trace& b = traces_[j]->trace();
+      if (j == k || b.guards.size() <= static_cast<size_t>(g) || a.guards.size() <= static_cast<size_t>(g)) continue;
+      bool agree = true;
+      for (int i = 0; i < g && agree; ++i)
+        agree = sameTest(a, a.guards[static_cast<size_t>(i)], b, b.guards[static_cast<size_t>(i)]) &&
+                a.guards[static_cast<size_t>(i)].expected == b.guards[static_cast<size_t>(i)].expected;
+      const auto& ga = a.guards[static_cast<size_t>(g)];
+      const auto& gb = b.guards[static_cast<size_t>(g)];
+      if (agree && sameTest(a, ga, b, gb) && ga.expected != gb.expected) found = static_cast<int>(j);
+    }
+    routes_.emplace(key, found);
+    return found;
+  }
+  // Whether two traces' guards make the same test: the same primitive on the same slots and constants, after
+  // the same number of operations (traces that agree up to there recorded the same operations).
+  static bool sameTest(const replay::Trace& ta, const replay::Guard& a, const replay::Trace& tb,
+                       const replay::Guard& b) {
+    if (a.kind != b.kind || a.prim != b.prim || a.argc != b.argc || a.afterOp != b.afterOp) return false;
+    for (int32_t i = 0; i < a.argc; ++i) {
+      const Value& x = ta.args[static_cast<size_t>(a.firstArg + i)];
+      const Value& y = tb.args[static_cast<size_t>(b.firstArg + i)];
+      if (x.tag != y.tag || x.i != y.i) return false;
+      if (x.tag == Tag::Real ? x.i < 0 && std::memcmp(&x.num, &y.num, sizeof x.num) != 0 : x.code != y.code)
+        return false;
+    }
+    return true;
+  }
+  std::map<uint64_t, int> routes_;  // nextTrace's answers, for routesFor_ traces
+  size_t routesFor_ = 0;
+
   // Replays lanes on one trace, in blocks on all cores: lanes [0, n) when `pick` is null, else pick[0..n) (the
   // lanes another path left, gathered). Returns the lanes off this trace's path.
-  Result<std::vector<size_t>> replayLanes(size_t index, const std::vector<std::vector<double>>& values,
-                                          const size_t* pick, size_t n, LaneEvaluation& out, Tally& tally) {
+  Result<Left> replayLanes(size_t index, const std::vector<std::vector<double>>& values, const size_t* pick, size_t n,
+                           LaneEvaluation& out, Tally& tally) {
     const replay::Replayer& tr = *traces_[index];
     const replay::CompiledTrace* fn = index < compiled_.size() ? compiled_[index].get() : nullptr;
     replay::BatchTrace* batch = index < batch_.size() ? batch_[index].get() : nullptr;
@@ -314,25 +416,25 @@ class ReplayRun final : public PreparedRun {
       else
         tr.runBlock(src, from, count, vdst, gdst, verdict, spaces_[static_cast<size_t>(worker)]);
       size_t bad = 0;
-      for (int j = 0; j < count; ++j) bad += verdict[j] == 0;
+      for (int j = 0; j < count; ++j) bad += verdict[j] != replay::kOnPath;
       if (bad) off.fetch_add(bad, std::memory_order_relaxed);
     });
     threadsUsed_ = std::max(threadsUsed_, used);
     if (off.load() == 0 && !pick) {
       tally.replayed += n;
-      return std::vector<size_t>{};
+      return Left{};
     }
     return finishLanes(pick, n, ok, value, grad, out, tally);
   }
   // The lanes off the path; those on it that were gathered are scattered back into `out`.
-  std::vector<size_t> finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok,
-                                  const std::vector<double>& value, const std::vector<std::vector<double>>& grad,
-                                  LaneEvaluation& out, Tally& tally) {
-    std::vector<size_t> left;
+  Left finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok, const std::vector<double>& value,
+                   const std::vector<std::vector<double>>& grad, LaneEvaluation& out, Tally& tally) {
+    Left left;
     for (size_t j = 0; j < n; ++j) {
       const size_t lane = pick ? pick[j] : j;
-      if (!ok[j]) {
-        left.push_back(lane);
+      if (ok[j] != replay::kOnPath) {
+        left.lanes.push_back(lane);
+        left.guard.push_back(replay::failedGuard(ok[j]));
         continue;
       }
       ++tally.replayed;
@@ -340,7 +442,7 @@ class ReplayRun final : public PreparedRun {
       out.value[lane] = value[j];
       for (size_t k = 0; k < grad.size(); ++k) out.gradient[k][lane] = grad[k][j];
     }
-    tally.offPath += left.size();
+    tally.offPath += left.lanes.size();
     return left;
   }
   // Lanes [from, from + n) through a compiled trace's lane loop.
