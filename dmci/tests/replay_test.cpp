@@ -280,7 +280,7 @@ TEST(ReplayGuards, EveryLaneMovedAcrossABranchIsCaught) {
 // Lanes on many paths are routed by the guard they fail first, down the tree of the traces' guards, rather than
 // tried on every trace in turn: once the paths are recorded, a batch of the divergent program (16 paths: 8
 // recursion depths on either branch) is replayed whole, each lane off the path of at most its depth + 1 traces
-// (sequential tries would average 8.5), with the native engine's numbers bit for bit.
+// (tried in turn, the traces would average 7.5), with the native engine's numbers bit for bit.
 TEST(ReplayRouting, LanesFollowTheGuardTheyFailedFirst) {
   auto prog = Program::fromText(
       "(define (f n acc) (if (< n 0.5) acc (f (- n 1) (* acc x))))\n(if (< x 1) (f n 1) (- (f n 2) x))", "d.scm");
