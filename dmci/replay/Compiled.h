@@ -21,7 +21,8 @@ class CompiledTrace {
   ~CompiledTrace();
   // 0: value and gradient written; 1: the path changed.
   int operator()(const double* params, double* value, double* gradient) const { return fn_(params, value, gradient); }
-  // n lanes: params[p][lane], value[lane], gradient[key][lane] (null: value only), ok[lane] (1: on the path).
+  // n lanes: params[p][lane], value[lane], gradient[key][lane] (null: value only), ok[lane] (1: on the path; else the
+  // first guard failed, as replay/Replay.h codes it).
   void lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) const {
     lanes_(n, params, value, gradient, ok);
   }

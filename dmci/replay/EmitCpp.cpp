@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "prims/PrimTable.h"
+#include "replay/Replay.h"
 
 namespace dmci::replay {
 namespace {
@@ -75,7 +76,8 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   // The body of one lane, in one of two forms:
   //   one lane   params[p] in, *value and gradient[k] out; a failed guard returns 1; the reverse sweep skips an
   //              entry whose adjoint is 0, as the native sweep does
-  //   lane loop  pP[l] in, out[l] and gK[l] out, ok[l] the guards' verdict (every guard evaluated, no early
+  //   lane loop  pP[l] in, out[l] and gK[l] out, ok[l] the guards' verdict (1, or the first guard that failed,
+  //              as replay/Replay.h codes it, so that the engine routes the lane; every guard evaluated, no early
   //              return); the skip is a select, so that the loop has no branch and vectorises. Adding +0 leaves an
   //              adjoint as it is (an adjoint is never -0), so both give the same numbers.
   auto emitBody = [&](bool lanes, bool gradient, const std::string& ind) -> Result<std::string> {
@@ -83,7 +85,7 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     auto ref = [&](Ref r) { return isConst(r) ? hex(t.constant(r)) : slot(r); };
     auto argRef = [&](const Value& v) { return v.i >= 0 ? slot(v.i) : hex(v.num); };
     // A guard, placed where it was recorded.
-    auto guardText = [&](const Guard& g) -> Result<std::string> {
+    auto guardText = [&](const Guard& g, size_t index) -> Result<std::string> {
       std::vector<std::string> xs;
       for (int32_t k = 0; k < g.argc; ++k) {
         const Value& a = t.args[static_cast<size_t>(g.firstArg + k)];
@@ -131,13 +133,15 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
         }
       }
       const std::string holds = expected ? "(" + cond + ")" : "!(" + cond + ")";
-      if (lanes) return ind + "gd &= static_cast<long long>(" + holds + ");  // " + what + "\n";
+      if (lanes)  // the verdict: on the path (1) or the first guard failed (replay/Replay.h's codes)
+        return ind + "gd = gd == 1 ? (" + holds + " ? 1 : " + std::to_string(replay::failedAtGuard(index)) +
+               ") : gd;  // " + what + "\n";
       return ind + "if (!" + holds + ") return 1;  // " + what + "\n";
     };
     size_t gi = 0;
     auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
       for (; gi < t.guards.size() && static_cast<size_t>(t.guards[gi].afterOp) <= n; ++gi) {
-        auto g = guardText(t.guards[gi]);
+        auto g = guardText(t.guards[gi], gi);
         if (!g) return g.error();
         body << *g;
       }
@@ -277,7 +281,8 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     << *one << "}\n\n"
     << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
     << "  return " << req.function << "_one(params, value, gradient);\n}\n\n";
-  // Lanes: params[p][lane], gradient[key][lane] (null: value only); ok[lane] = 1 where the lane kept the path.
+  // Lanes: params[p][lane], gradient[key][lane] (null: value only); ok[lane] = 1 where the lane kept the path,
+  // else the first guard it failed (replay/Replay.h's codes).
   // Every lane computes every operation (a lane off the path gets numbers nobody reads), in chunks of 64 lanes
   // whose verdicts are kept as 64-bit words and narrowed to bytes after: a loop over doubles that also stores
   // bytes does not vectorise.

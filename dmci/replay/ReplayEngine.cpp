@@ -2,6 +2,7 @@
 #include "replay/ReplayEngine.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
@@ -448,11 +449,19 @@ class ReplayRun final : public PreparedRun {
   // Lanes [from, from + n) through a compiled trace's lane loop.
   void runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from, int n,
                    std::vector<double>& value, std::vector<std::vector<double>>& gradient, uint8_t* ok) const {
-    std::vector<const double*> p(src.size());
-    std::vector<double*> g(gradient.size());
-    for (size_t k = 0; k < p.size(); ++k) p[k] = src[k].data() + from;
-    for (size_t k = 0; k < g.size(); ++k) g[k] = gradient[k].data() + from;
-    fn.lanes(n, p.data(), value.data() + from, opts_.gradient && !g.empty() ? g.data() : nullptr, ok);
+    // The pointer tables on the stack for the usual few parameters: a slice allocates nothing.
+    constexpr size_t kFew = 16;
+    std::array<const double*, kFew> pFew;
+    std::array<double*, kFew> gFew;
+    std::vector<const double*> pMany;
+    std::vector<double*> gMany;
+    const double** p = pFew.data();
+    double** g = gFew.data();
+    if (src.size() > kFew) pMany.resize(src.size()), p = pMany.data();
+    if (gradient.size() > kFew) gMany.resize(gradient.size()), g = gMany.data();
+    for (size_t k = 0; k < src.size(); ++k) p[k] = src[k].data() + from;
+    for (size_t k = 0; k < gradient.size(); ++k) g[k] = gradient[k].data() + from;
+    fn.lanes(n, p, value.data() + from, opts_.gradient && !gradient.empty() ? g : nullptr, ok);
   }
   std::deque<replay::Workspace> spaces_;  // the workers' buffers, kept between batches
   std::vector<uint8_t> verdicts_;         // a slice's lanes: on the path (1) or not, kept between batches
