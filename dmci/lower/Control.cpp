@@ -50,6 +50,10 @@ struct Cont {
   std::function<ExprPtr(ExprPtr)> meta;
 };
 
+// The parameters every converted procedure takes before the source's: its continuation and its flag. Arity errors
+// count without them (CoreExpr::hidden).
+constexpr int kHidden = 2;
+
 ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
 ExprPtr app(std::vector<ExprPtr> fa, SrcPos p) { return CoreExpr::app(std::move(fa), p); }
 ExprPtr boolean(bool b, SrcPos p) { return CoreExpr::constant(Datum::boolean_(b, p), p); }
@@ -149,16 +153,17 @@ class Converter {
 
   // A primitive as a value: a procedure of the converted convention that applies it.
   ExprPtr primitiveProcedure(const CoreExpr& e, int id) {
-    SrcPos p = e.pos;
+    // Its code is the library's: an error in it (the primitive's arity, say) is reported at the user's call.
+    SrcPos p{internFile("<prelude:primitive>"), e.pos.line, e.pos.col};
     std::string k = fresh("k"), d = fresh("d"), args = fresh("a");
     if (std::string(prim(id).name) == "apply") {  // (apply f a ... lst): f takes the continuation first
-      std::string f = fresh("f");
-      return CoreExpr::lambda(
-          {k, d, f, args}, true,
-          app({ref("%apply", p), ref("%apply", p), ref(f, p), ref(k, p), ref(d, p), ref(args, p)}, p), p, "apply");
+      std::string f = fresh("f"), a = fresh("a");
+      ExprPtr body =
+          app({ref("%apply", p), ref("%apply", p), ref(f, p), ref(k, p), ref(d, p), ref(a, p), ref(args, p)}, p);
+      return CoreExpr::lambda({k, d, f, a, args}, true, body, p, "apply", kHidden);
     }
     ExprPtr body = app({ref(k, p), app({ref("%apply", p), ref(e.name, p), ref(args, p)}, p)}, p);
-    return CoreExpr::lambda({k, d, args}, true, body, p, prim(id).name);
+    return CoreExpr::lambda({k, d, args}, true, body, p, prim(id).name, kHidden);
   }
 
   ExprPtr lambda(const CoreExpr& e, const Context& c, const std::string& name) {
@@ -170,7 +175,7 @@ class Converter {
       inner.scope = bind(inner.scope, n, params.back());
     }
     ExprPtr body = convert(e.body, Cont{k, nullptr}, inner);
-    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name);
+    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name, kHidden);
   }
 
   // --- procedures left in direct style ---
@@ -493,7 +498,7 @@ class Converter {
                         p);
     ExprPtr body =
         CoreExpr::if_(app({ref("%pair?", p), ref(vs, p)}, p), CoreExpr::if_(one, resume, wrong, p), wrong, p);
-    return CoreExpr::lambda({k, d, vs}, true, body, p, name);
+    return CoreExpr::lambda({k, d, vs}, true, body, p, name, kHidden);
   }
 };
 

@@ -3,6 +3,8 @@
 // %at marks the user's expression being applied, so errors name the user's
 // source; %global resolves a free name to a primitive; %check-arity raises the
 // same arity error as the direct route; boxes are write-once cells for letrec*.
+#include <string>
+
 #include "prims/PrimTable.h"
 
 namespace dmci {
@@ -41,15 +43,21 @@ int listLength(const Runtime& rt, Value l) {
   return n;
 }
 
-// (%check-arity (%lambda params rest? body name) args)
+// (%check-arity (%lambda params rest? body name [hidden]) args): the counts in the error are the source's,
+// without the `hidden` leading parameters the control conversion added (a symbol naming their count).
 Value checkArityPrim(Runtime& rt, const Value* a, int) {
-  Value f = rt.cdr(a[0]);  // (params rest? body name)
+  Value f = rt.cdr(a[0]);  // (params rest? body name [hidden])
   bool rest = !rt.car(rt.cdr(f)).isFalse();
   int nfixed = listLength(rt, rt.car(f)) - (rest ? 1 : 0);
   int argc = listLength(rt, a[1]);
   if (argc == nfixed || (rest && argc >= nfixed)) return Value::boolean(true);
-  Value nameV = rt.car(rt.cdr(rt.cdr(rt.cdr(f))));
+  Value nameCell = rt.cdr(rt.cdr(rt.cdr(f)));
+  Value nameV = rt.car(nameCell);
   std::string name = nameV.tag == Tag::Symbol ? symbolName(nameV.i) : "lambda";
+  if (Value more = rt.cdr(nameCell); more.tag == Tag::Pair && rt.car(more).tag == Tag::Symbol) {
+    const int hidden = std::stoi(symbolName(rt.car(more).i));
+    nfixed -= hidden, argc -= hidden;
+  }
   std::string want = std::to_string(nfixed);
   if (rest) want = "at least " + want;
   throw DmciError(ErrorKind::Arity, name + ": expects " + want + " argument" + (nfixed == 1 && !rest ? "" : "s") +

@@ -62,6 +62,23 @@ TEST_P(Control, AContinuationTakesExactlyOneArgument) {
   EXPECT_NE(none.message.find("expects 1 argument, got 0"), std::string::npos) << none.str();
 }
 
+// The error of the converted program, inside and outside a reset, is the unconverted program's.
+void expectSameError(const Error& plain, const Error& converted, const std::string& what) {
+  EXPECT_EQ(converted.kind, plain.kind) << what << ": " << converted.str() << " vs " << plain.str();
+  EXPECT_EQ(converted.message, plain.message) << what;
+  EXPECT_EQ(where(converted.pos), where(plain.pos)) << what << ": " << converted.str() << " vs " << plain.str();
+}
+
+TEST_P(Control, ArityErrorsCountTheSourcesParameters) {
+  for (const auto& c : test::kArityCases) {
+    Error plain = evalErr(c.plain(), GetParam());
+    EXPECT_EQ(plain.kind, ErrorKind::Arity) << c.name << ": " << plain.str();
+    EXPECT_EQ(plain.message.find("expects 3"), std::string::npos) << c.name << ": " << plain.str();
+    expectSameError(plain, evalErr(c.converted(), GetParam()), c.name);
+    expectSameError(plain, evalErr(c.convertedOutside(), GetParam()), std::string(c.name) + " (outside)");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Routes, Control, ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2),
                          [](const auto& info) { return std::string(routeName(info.param)); });
 
@@ -104,6 +121,23 @@ TEST(ControlOracle, AContinuationTakesExactlyOneArgument) {
   ASSERT_FALSE(v);
   EXPECT_NE(v.error().message.find("k: a continuation expects 1 argument, got 2"), std::string::npos)
       << v.error().str();
+}
+
+void expectSameOracleError(const std::string& plainSrc, const std::string& convertedSrc, const std::string& what) {
+  auto plain = oracleRun(plainSrc);
+  auto converted = oracleRun(convertedSrc);
+  ASSERT_FALSE(plain) << what;
+  ASSERT_FALSE(converted) << what;
+  EXPECT_EQ(converted.error().kind, plain.error().kind) << what << ": " << converted.error().str();
+  EXPECT_EQ(converted.error().message, plain.error().message) << what;
+  EXPECT_EQ(where(converted.error().pos), where(plain.error().pos)) << what << ": " << converted.error().str();
+}
+
+TEST(ControlOracle, ArityErrorsCountTheSourcesParameters) {
+  for (const auto& c : test::kArityCases) {
+    expectSameOracleError(c.plain(), c.converted(), c.name);
+    expectSameOracleError(c.plain(), c.convertedOutside(), std::string(c.name) + " (outside)");
+  }
 }
 
 // --- the expander ---

@@ -41,4 +41,28 @@ inline const std::vector<ControlCase> kControlCases = {
      6},
 };
 
+// A program whose error must not change when it is converted: `plain()` has no shift or reset, `converted()` is
+// the same program with `call` under a reset (padded so that every position is the same in both), and
+// `convertedOutside()` has a reset after it, so that it is converted with `call` outside any reset.
+struct SameErrorCase {
+  const char* name;
+  std::string before, call, after;
+  std::string plain() const { return before + "       " + call + " " + after; }
+  std::string converted() const { return before + "(reset " + call + ")" + after; }
+  std::string convertedOutside() const { return plain() + "\n(reset 0)"; }
+};
+
+// A converted procedure takes two parameters more than its source (its continuation and a flag): arity errors
+// still count the source's.
+inline const std::vector<SameErrorCase> kArityCases = {
+    {"procedure_as_a_value", "(define (f x) (list x))\n(define g f)\n", "(g 1 2)", ""},
+    {"lambda", "", "((lambda (x) (list x)) 1 2)", ""},
+    {"variadic_lambda", "", "((lambda (x . r) (list x r)))", ""},
+    {"through_apply", "(define (f x) (list x))\n", "(apply f (list 1 2))", ""},
+    {"through_the_prelude", "(define (f x) (list x))\n", "(map f (list 1 2) (list 3 4))", ""},
+    {"primitive_as_a_value", "(let ((s sin))\n", "(s 1 2)", ")"},
+    {"apply_as_a_value", "(let ((ap apply))\n", "(ap +)", ")"},
+    {"in_an_internal_define_group", "(define (h)\n (define (f x) (list x))\n (define g f)\n ", "(g 1 2)", ")\n(h)"},
+};
+
 }  // namespace dmci::test
