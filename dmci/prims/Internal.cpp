@@ -2,7 +2,7 @@
 //
 // %at marks the user's expression being applied, so errors name the user's
 // source; %global resolves a free name to a primitive; %check-arity raises the
-// same arity error as the direct route; boxes are write-once cells for letrec*.
+// same arity error as the direct route; boxes are the cells of letrec* variables.
 #include <string>
 
 #include "prims/PrimTable.h"
@@ -66,9 +66,9 @@ Value checkArityPrim(Runtime& rt, const Value* a, int) {
 
 Value boxNew(Runtime& rt, const Value*, int) { return Value::make(Tag::Box, rt.alloc(1)); }
 
+// Written once by letrec*, and again each time a continuation re-enters the initialiser (lower/Control.cpp).
 Value boxSet(Runtime& rt, const Value* a, int) {
   if (a[0].tag != Tag::Box) wrongType(rt, "%box-set!", 0, a[0], "a box");
-  if (rt.heap[a[0].i].tag != Tag::Unset) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice");
   rt.heap[a[0].i] = a[1];
   return Value::boolean(true);
 }
@@ -98,8 +98,9 @@ void addInternalPrims(std::vector<Primitive>& t) {
   row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
   row("%check-arity", 2, 2, checkArityPrim,
       "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
-  row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh write-once cell for a letrec* variable");
-  row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once", LaneKernel::BoxSet);
+  row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh, unset cell for a letrec* variable");
+  row("%box-set!", 2, 2, boxSet,
+      "(%box-set! box v) initialises a box (again, when a continuation re-enters its initialiser)", LaneKernel::BoxSet);
   row("%box-ref", 2, 2, boxRef,
       "(%box-ref box (%ref . name)) is the box's value, or a used-before-definition error at the reference",
       LaneKernel::BoxRef);

@@ -79,6 +79,16 @@ TEST_P(Control, ArityErrorsCountTheSourcesParameters) {
   }
 }
 
+TEST_P(Control, AVariableUsedBeforeItsDefinitionIsTheUnconvertedError) {
+  for (const auto& c : test::kBeforeDefinitionCases) {
+    Error plain = evalErr(c.plain(), GetParam());
+    EXPECT_EQ(plain.kind, ErrorKind::Unbound) << c.name << ": " << plain.str();
+    EXPECT_NE(plain.message.find("used before its definition"), std::string::npos) << c.name << ": " << plain.str();
+    expectSameError(plain, evalErr(c.converted(), GetParam()), c.name);
+    expectSameError(plain, evalErr(c.convertedOutside(), GetParam()), std::string(c.name) + " (outside)");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Routes, Control, ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2),
                          [](const auto& info) { return std::string(routeName(info.param)); });
 
@@ -135,6 +145,13 @@ void expectSameOracleError(const std::string& plainSrc, const std::string& conve
 
 TEST(ControlOracle, ArityErrorsCountTheSourcesParameters) {
   for (const auto& c : test::kArityCases) {
+    expectSameOracleError(c.plain(), c.converted(), c.name);
+    expectSameOracleError(c.plain(), c.convertedOutside(), std::string(c.name) + " (outside)");
+  }
+}
+
+TEST(ControlOracle, AVariableUsedBeforeItsDefinitionIsTheUnconvertedError) {
+  for (const auto& c : test::kBeforeDefinitionCases) {
     expectSameOracleError(c.plain(), c.converted(), c.name);
     expectSameOracleError(c.plain(), c.convertedOutside(), std::string(c.name) + " (outside)");
   }

@@ -64,6 +64,13 @@ TEST_P(TensorControl, ArityErrorsCountTheSourcesParameters) {
   }
 }
 
+TEST_P(TensorControl, AVariableUsedBeforeItsDefinitionIsTheUnconvertedError) {
+  for (const auto& c : test::kBeforeDefinitionCases) {
+    expectSameError(c.plain(), c.converted(), GetParam(), c.name);
+    expectSameError(c.plain(), c.convertedOutside(), GetParam(), std::string(c.name) + " (outside)");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Routes, TensorControl, ::testing::Values(Route::Direct, Route::Dmci),
                          [](const auto& info) { return std::string(routeName(info.param)); });
 
