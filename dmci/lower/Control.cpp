@@ -188,7 +188,9 @@ class Converter {
       inner.scope = bind(inner.scope, n, params.back());
     }
     ExprPtr body = convert(e.body, Cont{k, nullptr}, inner);
-    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name, kHidden);
+    // A program converted twice (the lantern routes) hides both conversions' parameters.
+    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name,
+                            e.hidden + kHidden);
   }
 
   // --- procedures left in direct style ---
@@ -288,7 +290,7 @@ class Converter {
       params.push_back(fresh("x"));
       inner.scope = bind(inner.scope, n, params.back());
     }
-    return CoreExpr::lambda(std::move(params), e.variadic, direct(e.body, inner), e.pos, name);
+    return CoreExpr::lambda(std::move(params), e.variadic, direct(e.body, inner), e.pos, name, e.hidden);
   }
 
   // A first-order body (see firstOrder) in direct style: its variables renamed, its direct callees by their
