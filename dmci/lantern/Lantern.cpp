@@ -79,12 +79,12 @@ const std::map<std::string, std::string>& rebound() {
 }
 
 // Primitives that only look at numbers: applied to the duals' numbers, with no adjoint (the engines' rule too:
-// comparisons, integer rounding and the sizes of zeros, ones and eye have none).
+// comparisons, integer rounding, the sizes of zeros, ones and eye, and shape have none).
 const std::vector<std::string>& onPrimals() {
   static const std::vector<std::string> names = {
-      "=",         "<",        ">",         "<=",     ">=",    "zero?",   "positive?",
-      "negative?", "integer?", "even?",     "odd?",   "floor", "ceiling", "round",
-      "truncate",  "quotient", "remainder", "modulo", "zeros", "ones",    "eye"};
+      "=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
+      "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
+      "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
   return names;
 }
 
