@@ -435,7 +435,7 @@ class Converter {
         later.push_back(i);
       }
     }
-    ExprPtr body = initialise(e, later, 0, renamed, plain, k, inner);
+    ExprPtr body = initialise(e, std::make_shared<const Sequence>(Sequence{later, renamed, plain}), 0, k, inner);
     if (!lambdas.empty()) body = CoreExpr::letrec(std::move(lambdas), body, e->pos);
     if (!boxes.empty()) body = CoreExpr::let(std::move(boxes), body, e->pos);
     return body;
@@ -452,44 +452,54 @@ class Converter {
     for (size_t i = 0; i < n; ++i)
       for (const auto& v : freeVars(*group.bindings[i].second))
         if (auto it = index.find(v); it != index.end()) mentions[i].push_back(it->second);
-    std::vector<bool> early(n, false);
+    // The initialisers in order: a variable first reached from initialiser i is reached from none before it, and
+    // what it reaches was reached no later, so each variable is visited once.
+    std::vector<bool> early(n, false), seen(n, false);
     for (size_t i = 0; i < n; ++i) {
       if (group.bindings[i].second->kind == CoreKind::Lambda) continue;
-      std::vector<bool> seen(n, false);
       std::vector<size_t> todo = mentions[i];
       while (!todo.empty()) {
         size_t j = todo.back();
         todo.pop_back();
         if (seen[j]) continue;
         seen[j] = true;
-        if (j >= i) early[j] = true;
+        early[j] = j >= i;
         for (size_t m : mentions[j]) todo.push_back(m);
       }
     }
     return early;
   }
 
-  ExprPtr initialise(const ExprPtr& e, const std::vector<size_t>& later, size_t i,
-                     const std::vector<std::string>& renamed, const std::vector<bool>& plain, const Cont& k,
+  // What initialise needs of a group, shared (not copied) by the meta-continuation of every initialiser: a copy
+  // per initialiser made a long group's conversion quadratic in time and memory.
+  struct Sequence {
+    std::vector<size_t> later;
+    std::vector<std::string> renamed;
+    std::vector<bool> plain;
+  };
+
+  ExprPtr initialise(const ExprPtr& e, const std::shared_ptr<const Sequence>& g, size_t i, const Cont& k,
                      const Context& c) {
-    if (i == later.size()) return convert(e->body, k, c);
-    size_t b = later[i];
+    if (i == g->later.size()) return convert(e->body, k, c);
+    size_t b = g->later[i];
     const auto& [name, init] = e->bindings[b];
+    const std::string& renamed = g->renamed[b];
     if (init->kind == CoreKind::Lambda) {  // an early lambda: made in order, under its own name
       SrcPos p = init->pos;
       ExprPtr set =
-          app({ref("%box-set!", p), ref(renamed[b], p), lambda(*init, c, init->name.empty() ? name : init->name)}, p);
-      return CoreExpr::begin({set, initialise(e, later, i + 1, renamed, plain, k, c)}, p);
+          app({ref("%box-set!", p), ref(renamed, p), lambda(*init, c, init->name.empty() ? name : init->name)}, p);
+      return CoreExpr::begin({set, initialise(e, g, i + 1, k, c)}, p);
     }
-    return toAtom(e->bindings[b].second, c, [=, this](ExprPtr v) {
+    return toAtom(init, c, [=, this](ExprPtr v) {
       SrcPos p = e->bindings[b].second->pos;
-      if (plain[b]) {
+      const std::string& renamed = g->renamed[b];
+      if (g->plain[b]) {
         Context then = c;
-        then.scope = bind(c.scope, e->bindings[b].first, renamed[b]);
-        return CoreExpr::let({{renamed[b], v}}, initialise(e, later, i + 1, renamed, plain, k, then), p);
+        then.scope = bind(c.scope, e->bindings[b].first, renamed);
+        return CoreExpr::let({{renamed, v}}, initialise(e, g, i + 1, k, then), p);
       }
-      ExprPtr set = app({ref("%box-set!", p), ref(renamed[b], p), v}, p);
-      return CoreExpr::begin({set, initialise(e, later, i + 1, renamed, plain, k, c)}, p);
+      ExprPtr set = app({ref("%box-set!", p), ref(renamed, p), v}, p);
+      return CoreExpr::begin({set, initialise(e, g, i + 1, k, c)}, p);
     });
   }
 
