@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "lower/ComputeGraph.h"
 #include "oracle/Oracle.h"
 #include "support/ControlCases.h"
 #include "support/Eval.h"
@@ -190,6 +191,23 @@ TEST(ControlForms, ALongDefineGroupIsConvertedInLinearTime) {
   EXPECT_EQ(ev.value, 2 * n);  // k is (+ a []), a = n
 }
 
+TEST(ControlForms, AConvertedProceduresHiddenParametersSurviveTheGraphText) {
+  auto p = Program::fromText("(define (f x) (list x))\n(define g f)\n(reset (g 1 2))", "prog.scm");
+  ASSERT_TRUE(p);
+  auto g = p->compile({});
+  ASSERT_TRUE(g) << g.error().str();
+  auto back = parseGraph(printGraph(*g));
+  ASSERT_TRUE(back) << back.error().str();
+  ASSERT_EQ(back->blocks.size(), g->blocks.size());
+  int hidden = 0;
+  for (size_t k = 0; k < g->blocks.size(); ++k) {
+    EXPECT_EQ(back->blocks[k].hidden, g->blocks[k].hidden) << g->blocks[k].name;
+    hidden += g->blocks[k].hidden > 0;
+  }
+  EXPECT_GT(hidden, 0);
+  EXPECT_EQ(printGraph(*back), printGraph(*g));
+}
+
 TEST(ControlForms, AProgramWithoutControlIsNotConverted) {
   auto plain = Program::fromText("(define (f x) (* x x)) (f 3)", "prog.scm");
   ASSERT_TRUE(plain);
@@ -197,6 +215,7 @@ TEST(ControlForms, AProgramWithoutControlIsNotConverted) {
   ASSERT_TRUE(g);
   for (const auto& b : g->blocks) EXPECT_EQ(b.name.find("continuation"), std::string::npos) << b.name;
   EXPECT_EQ(g->blocks.size(), 2u);  // the entry and f
+  for (const auto& b : g->blocks) EXPECT_EQ(b.hidden, 0) << b.name;
 }
 
 }  // namespace
