@@ -153,9 +153,11 @@ Value<Num> Interpreter<Num>::eval(const CoreExpr* e, Frame<Num>* env) {
                     e->pos);
   struct Nested {
     int& depth;
-    explicit Nested(int& d) : depth(++d) {}
-    ~Nested() { --depth; }
-  } nested(depth_);
+    const CoreExpr*& userSite;
+    const CoreExpr* saved;
+    Nested(int& d, const CoreExpr*& u) : depth(++d), userSite(u), saved(u) {}
+    ~Nested() { --depth, userSite = saved; }
+  } nested(depth_, userSite_);
   for (;;) {
     tick(e);
     switch (e->kind) {
@@ -188,6 +190,7 @@ Value<Num> Interpreter<Num>::eval(const CoreExpr* e, Frame<Num>* env) {
       case CoreKind::App: {
         std::vector<Value<Num>> args;
         Value<Num> f = evalArgs(e, env, args);
+        if (!e->pos.inLibrary()) userSite_ = e;
         spreadApply(e, f, args);
         if (f.kind == Kind::Prim) return callPrimitive(e, static_cast<int>(f.bits), args);
         if (f.kind != Kind::Closure)
@@ -233,12 +236,14 @@ Frame<Num>* Interpreter<Num>::bind(const CoreExpr* site, const Closure<Num>& c, 
   const CoreExpr& lambda = *c.lambda;
   size_t fixed = lambda.variadic ? lambda.params.size() - 1 : lambda.params.size();
   if (args.size() < fixed || (!lambda.variadic && args.size() != fixed)) {
-    std::string want = (lambda.variadic ? "at least " : "") + std::to_string(fixed);
+    // The source's counts: without the leading parameters the control conversion added.
+    const size_t shown = fixed - static_cast<size_t>(lambda.hidden);
+    std::string want = (lambda.variadic ? "at least " : "") + std::to_string(shown);
     std::string name = lambda.name.empty() ? "lambda" : lambda.name;
     throw DmciError(ErrorKind::Arity,
-                    name + ": expects " + want + " argument" + (fixed == 1 && !lambda.variadic ? "" : "s") + ", got " +
-                        std::to_string(args.size()),
-                    site->pos);
+                    name + ": expects " + want + " argument" + (shown == 1 && !lambda.variadic ? "" : "s") + ", got " +
+                        std::to_string(args.size() - static_cast<size_t>(lambda.hidden)),
+                    reported(site));
   }
   if (lambda.variadic) {
     Value<Num> rest = Value<Num>::nil();
@@ -261,7 +266,7 @@ Value<Num> Interpreter<Num>::callPrimitive(const CoreExpr* site, int id, const s
   } catch (const DmciError& err) {
     if (err.error().pos.known()) throw;
     Error located = err.error();
-    located.pos = site->pos;
+    located.pos = reported(site);
     throw DmciError(located);
   }
 }

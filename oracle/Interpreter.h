@@ -159,6 +159,12 @@ class Interpreter {
   uint64_t steps_ = 0;
   std::chrono::steady_clock::time_point start_;
   int depth_ = 0;
+  // The innermost application in the user's program being evaluated: an error raised in library code (the
+  // prelude, the code the control conversion adds) is reported there, as the engines do.
+  const CoreExpr* userSite_ = nullptr;
+  const SrcPos& reported(const CoreExpr* site) const {
+    return site->pos.inLibrary() && userSite_ ? userSite_->pos : site->pos;
+  }
   uint64_t rounding_ = 0;  // random rounding's generator state (0: off)
 
   bool coin();

@@ -259,8 +259,9 @@ V<Num> errorPrim(const PrimCall<Num>& c) {
   throw DmciError(ErrorKind::User, msg, c.site->pos);
 }
 
-// Write-once boxes, which lower/Control.h's conversion makes for a letrec* variable a lambda of its group uses:
-// a cell of the evaluation's heap, unset until written (boxes are never seen by user code).
+// Boxes, which lower/Control.h's conversion makes for a letrec* variable a lambda of its group uses: a cell of
+// the evaluation's heap, unset until written, written again when a continuation re-enters the variable's
+// initialiser (boxes are never seen by user code).
 template <class Num>
 V<Num> boxNew(const PrimCall<Num>& c) {
   return c.heap().cons(V<Num>::unset(), V<Num>::nil());
@@ -270,7 +271,6 @@ template <class Num>
 V<Num> boxSet(const PrimCall<Num>& c) {
   if (c[0].kind != Kind::Pair) c.wrongType(0, "a box");
   auto& cell = const_cast<Pair<Num>&>(c[0].pair());  // the heap's own, mutable object
-  if (cell.car.kind != Kind::Unset) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice", c.site->pos);
   cell.car = c[1];
   return V<Num>::boolean(true);
 }

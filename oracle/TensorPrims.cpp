@@ -127,6 +127,15 @@ V<Num> filled(const PrimCall<Num>& c) {
   return Heap<Num>::value(t);
 }
 
+// (shape t): the list (n) or (rows cols), whatever t's entries.
+template <class Num>
+V<Num> shapePrim(const PrimCall<Num>& c) {
+  const Tensor<Num>& t = needTensor(c, 0, 0);
+  V<Num> sizes = V<Num>::nil();
+  if (t.rank == 2) sizes = c.heap().cons(V<Num>::number(Num(static_cast<double>(t.cols))), sizes);
+  return c.heap().cons(V<Num>::number(Num(static_cast<double>(t.rows))), sizes);
+}
+
 template <class Num>
 V<Num> eyePrim(const PrimCall<Num>& c) {
   int n = sizeArg(c, 0);
@@ -434,6 +443,7 @@ void addTensorPrims(PrimRegistry<Num>& r) {
   r.add("vec", vecPrim<Num>);
   r.add("mat", matPrim<Num>);
   r.add("zeros", filled<Num, 0>);
+  r.add("shape", shapePrim<Num>);
   r.add("ones", filled<Num, 1>);
   r.add("eye", eyePrim<Num>);
   r.add("ref", refPrim<Num>);

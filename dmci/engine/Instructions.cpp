@@ -9,11 +9,13 @@ void notProcedure(const Runtime& rt, const Value& shown) {
   throw DmciError(ErrorKind::NotProcedure, "attempt to apply a non-procedure: " + rt.show(shown));
 }
 
+// The counts are the source's: without the parameters the control conversion added (every caller passes them).
 void wrongArity(const CodeBlock& b, int argc) {
-  std::string want = std::to_string(b.nparams);
+  const int n = b.nparams - b.hidden;
+  std::string want = std::to_string(n);
   if (b.variadic) want = "at least " + want;
-  throw DmciError(ErrorKind::Arity, b.name + ": expects " + want + " argument" +
-                                        (b.nparams == 1 && !b.variadic ? "" : "s") + ", got " + std::to_string(argc));
+  throw DmciError(ErrorKind::Arity, b.name + ": expects " + want + " argument" + (n == 1 && !b.variadic ? "" : "s") +
+                                        ", got " + std::to_string(argc - b.hidden));
 }
 
 void improperApplyList(const Runtime& rt, const Value& shown) {

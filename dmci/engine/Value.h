@@ -12,7 +12,7 @@
 //   Closure  i = heap address of the environment record; code = code block id
 //   Prim     i = primitive id (a first-class primitive procedure)
 //   Tensor   i = tensor id (Runtime::tensors)
-//   Box      i = heap address of a write-once cell (letrec*; never seen by user code)
+//   Box      i = heap address of a letrec* variable's cell (never seen by user code)
 //   Unset    the content of a Box not yet written
 #pragma once
 #include <cstdint>

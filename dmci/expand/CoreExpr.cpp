@@ -99,10 +99,12 @@ ExprPtr CoreExpr::if_(ExprPtr c, ExprPtr t, ExprPtr el, SrcPos p) {
   return e;
 }
 
-ExprPtr CoreExpr::lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p, std::string name) {
+ExprPtr CoreExpr::lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p, std::string name,
+                         int hidden) {
   auto e = node(CoreKind::Lambda, p);
   e->params = std::move(params);
   e->variadic = variadic;
+  e->hidden = hidden;
   e->body = std::move(body);
   e->name = std::move(name);
   return e;

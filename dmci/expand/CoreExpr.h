@@ -33,6 +33,7 @@ struct CoreExpr {
   std::vector<ExprPtr> kids;        // If: c t e; App: f args...; Begin: exprs
   std::vector<std::string> params;  // Lambda: parameter names; the last is the rest list when variadic
   bool variadic = false;            // Lambda
+  int hidden = 0;                   // Lambda: leading parameters a pass added (lower/Control.h), not the source's
   std::vector<Binding> bindings;    // Let, Letrec
   ExprPtr body;                     // Lambda, Let, Letrec
 
@@ -45,7 +46,8 @@ struct CoreExpr {
   static ExprPtr constant(DatumPtr d, SrcPos p);
   static ExprPtr ref(std::string n, SrcPos p);
   static ExprPtr if_(ExprPtr c, ExprPtr t, ExprPtr e, SrcPos p);
-  static ExprPtr lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p, std::string name = "");
+  static ExprPtr lambda(std::vector<std::string> params, bool variadic, ExprPtr body, SrcPos p, std::string name = "",
+                        int hidden = 0);
   static ExprPtr app(std::vector<ExprPtr> fAndArgs, SrcPos p);
   static ExprPtr begin(std::vector<ExprPtr> exprs, SrcPos p);
   static ExprPtr let(std::vector<Binding> b, ExprPtr body, SrcPos p);

@@ -11,6 +11,7 @@
 #include "expand/Expand.h"
 #include "lower/Control.h"
 #include "lower/FreeVars.h"
+#include "lower/LinkPrelude.h"
 #include "prims/PrimTable.h"
 #include "syntax/Reader.h"
 
@@ -78,12 +79,12 @@ const std::map<std::string, std::string>& rebound() {
 }
 
 // Primitives that only look at numbers: applied to the duals' numbers, with no adjoint (the engines' rule too:
-// comparisons, integer rounding and the sizes of zeros, ones and eye have none).
+// comparisons, integer rounding, the sizes of zeros, ones and eye, and shape have none).
 const std::vector<std::string>& onPrimals() {
   static const std::vector<std::string> names = {
-      "=",         "<",        ">",         "<=",     ">=",    "zero?",   "positive?",
-      "negative?", "integer?", "even?",     "odd?",   "floor", "ceiling", "round",
-      "truncate",  "quotient", "remainder", "modulo", "zeros", "ones",    "eye"};
+      "=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
+      "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
+      "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
   return names;
 }
 
@@ -198,13 +199,18 @@ class Literals {
 
 LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string>& params) {
   SrcPos p = user->pos;
-  if (usesControl(*user))
-    throw DmciError(ErrorKind::Usage,
-                    "the lantern routes do not run programs that use shift or reset themselves: "
-                    "lantern.scm's own reset would delimit them",
-                    p);
   Literals lits(params.size());
   ExprPtr program = lits.rewrite(user);
+  // A program that uses shift and reset itself is converted first, with the library procedures it uses, so that
+  // its own control is ordinary code by the time the whole is converted for lantern.scm's: a CPS hierarchy
+  // (Danvy and Filinski) in which the user's shift reaches the user's nearest reset, and lantern.scm's shifts,
+  // under any number of the user's resets, reach lantern.scm's reset. The primitives the converted program calls
+  // are rebound below like any program's; its procedures hide both conversions' parameters (CoreExpr::hidden).
+  if (usesControl(*user)) {
+    std::vector<std::string> free = params;
+    for (const auto& [name, init] : lits.leaves) free.push_back(name);
+    program = convertControl(linkPrelude(program, free), free);
+  }
   // The primitives the program names, under the name it uses (derived forms use the %-name: case's %eqv?).
   const std::vector<std::string> names = freeVars(*program);
   std::set<std::string> used(names.begin(), names.end());

@@ -5,7 +5,9 @@
 // computation and returns the adjoints); its seed parameters and numeric literals become the library's dual
 // numbers; the whole runs under reset with seed adjoint 1, and the result is a list (value adjoint ...) of
 // the program's value and the adjoint of each parameter, then of each literal. The engines run it with their
-// own gradient off: `--via lantern` lowers it directly, `--via lantern-dmci` runs it through mce.scm.
+// own gradient off: `--via lantern` lowers it directly, `--via lantern-dmci` runs it through mce.scm. A program
+// that uses shift and reset itself is converted (lower/Control.h) before lantern.scm is put around it, so that
+// its resets do not delimit lantern.scm's shifts, nor lantern.scm's reset its own.
 #pragma once
 #include <string>
 #include <vector>

@@ -57,6 +57,7 @@ struct CodeBlock {
   std::string name;     // for messages: the defined name, or "lambda"
   int32_t nparams = 0;  // fixed parameters (the rest list is one more slot when variadic)
   bool variadic = false;
+  int32_t hidden = 0;  // leading parameters the control conversion added: arity errors count without them
   int32_t nslots = 0;  // frame size
   int32_t nfree = 0;   // size of the environment record it expects
   SrcPos pos;          // the lambda's position

@@ -2,8 +2,21 @@
 //
 // A one-pass conversion with meta-continuations (a C++ function from the atom a value is in to the code that
 // goes on with it), so that no administrative lambda is made where the continuation is known. Every binder is
-// renamed afresh: code a meta-continuation makes may land under binders it never saw. Non-lambda letrec*
-// variables live in write-once boxes, since the conversion evaluates their initialisers in sequence.
+// renamed afresh: code a meta-continuation makes may land under binders it never saw.
+//
+// The source's meaning is kept where the conversion changes the code's shape:
+//   arity      a converted procedure takes its continuation and flag first; its lambda says so (CoreExpr::hidden,
+//              two), and every route's arity error counts without them: the source's counts, kind and position.
+//   letrec*    the lambdas of a group are bound at once; every other variable is bound when its initialiser has
+//              run, in order: by a let, or, when a lambda of the group uses it, in a box set then. A variable an
+//              initialiser might read before its definition (it, or a variable of the group whose value might
+//              reach it, is mentioned by an initialiser that runs no later), lambda or not, is boxed and set in
+//              order, so that reading it early raises the unconverted "used before its definition" error.
+//   re-entry   a continuation captured in an initialiser and called again (twice, or after its reset returned)
+//              runs the rest of the group again: a let-bound variable is bound afresh, and a box is set again,
+//              as set! does in Racket's letrec*: every procedure of the group, even one made before the shift,
+//              sees the newest value. A box is the one cell the heap lets be written again; nothing else can see
+//              it (user code has no mutation).
 #include "lower/Control.h"
 
 #include <algorithm>
@@ -49,6 +62,10 @@ struct Cont {
   std::string var;
   std::function<ExprPtr(ExprPtr)> meta;
 };
+
+// The parameters every converted procedure takes before the source's: its continuation and its flag. Arity errors
+// count without them (CoreExpr::hidden).
+constexpr int kHidden = 2;
 
 ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
 ExprPtr app(std::vector<ExprPtr> fa, SrcPos p) { return CoreExpr::app(std::move(fa), p); }
@@ -149,16 +166,17 @@ class Converter {
 
   // A primitive as a value: a procedure of the converted convention that applies it.
   ExprPtr primitiveProcedure(const CoreExpr& e, int id) {
-    SrcPos p = e.pos;
+    // Its code is the library's: an error in it (the primitive's arity, say) is reported at the user's call.
+    SrcPos p{internFile("<prelude:primitive>"), e.pos.line, e.pos.col};
     std::string k = fresh("k"), d = fresh("d"), args = fresh("a");
     if (std::string(prim(id).name) == "apply") {  // (apply f a ... lst): f takes the continuation first
-      std::string f = fresh("f");
-      return CoreExpr::lambda(
-          {k, d, f, args}, true,
-          app({ref("%apply", p), ref("%apply", p), ref(f, p), ref(k, p), ref(d, p), ref(args, p)}, p), p, "apply");
+      std::string f = fresh("f"), a = fresh("a");
+      ExprPtr body =
+          app({ref("%apply", p), ref("%apply", p), ref(f, p), ref(k, p), ref(d, p), ref(a, p), ref(args, p)}, p);
+      return CoreExpr::lambda({k, d, f, a, args}, true, body, p, "apply", kHidden);
     }
     ExprPtr body = app({ref(k, p), app({ref("%apply", p), ref(e.name, p), ref(args, p)}, p)}, p);
-    return CoreExpr::lambda({k, d, args}, true, body, p, prim(id).name);
+    return CoreExpr::lambda({k, d, args}, true, body, p, prim(id).name, kHidden);
   }
 
   ExprPtr lambda(const CoreExpr& e, const Context& c, const std::string& name) {
@@ -170,7 +188,9 @@ class Converter {
       inner.scope = bind(inner.scope, n, params.back());
     }
     ExprPtr body = convert(e.body, Cont{k, nullptr}, inner);
-    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name);
+    // A program converted twice (the lantern routes) hides both conversions' parameters.
+    return CoreExpr::lambda(std::move(params), e.variadic, body, e.pos, name.empty() ? e.name : name,
+                            e.hidden + kHidden);
   }
 
   // --- procedures left in direct style ---
@@ -179,13 +199,15 @@ class Converter {
   // primitives (not apply) and each other, and named only in operator position, so that no converted code
   // ever calls them. They keep their own convention and are called like primitives: the conversion's cost
   // (a continuation closure per non-tail call) goes only where control can be captured.
-  std::set<std::string> directProcedures(const CoreExpr& group, const Context& c) const {
+  std::set<std::string> directProcedures(const CoreExpr& group, const Context& c,
+                                         const std::set<std::string>& excluded) const {
     std::set<std::string> names, out;
     for (const auto& [name, init] : group.bindings) names.insert(name);
     std::map<std::string, std::set<std::string>> calls;
     for (const auto& [name, init] : group.bindings) {
       std::set<std::string> bound(init->params.begin(), init->params.end()), callees;
-      if (init->kind == CoreKind::Lambda && firstOrder(*init->body, bound, names, c, callees) && !escapes(group, name))
+      if (init->kind == CoreKind::Lambda && !excluded.count(name) &&
+          firstOrder(*init->body, bound, names, c, callees) && !escapes(group, name))
         calls[name] = callees, out.insert(name);
     }
     for (bool changed = true; changed;) {  // drop those that call a sibling that is not direct
@@ -268,7 +290,7 @@ class Converter {
       params.push_back(fresh("x"));
       inner.scope = bind(inner.scope, n, params.back());
     }
-    return CoreExpr::lambda(std::move(params), e.variadic, direct(e.body, inner), e.pos, name);
+    return CoreExpr::lambda(std::move(params), e.variadic, direct(e.body, inner), e.pos, name, e.hidden);
   }
 
   // A first-order body (see firstOrder) in direct style: its variables renamed, its direct callees by their
@@ -374,56 +396,110 @@ class Converter {
     });
   }
 
-  // letrec*: the lambdas bound at once; every other variable bound when its initialiser has run, in order, or,
-  // when a lambda of the group uses it, a write-once box set then.
+  // letrec*: the lambdas bound at once, every other variable bound when its initialiser has run, in order, or,
+  // when a lambda of the group uses it, a box set then. A variable that an initialiser might read before its own
+  // definition (`early`), lambda or not, is boxed and set in order, so that the read raises the unconverted
+  // program's "used before its definition" error.
   ExprPtr letrec(const ExprPtr& e, const Cont& k, const Context& c) {
+    const size_t n = e->bindings.size();
     std::set<std::string> captured;
     for (const auto& [name, init] : e->bindings)
       if (init->kind == CoreKind::Lambda)
-        for (const auto& n : freeVars(*init)) captured.insert(n);
-    const std::set<std::string> direct = directProcedures(*e, c);
+        for (const auto& v : freeVars(*init)) captured.insert(v);
+    const std::vector<bool> early = earlyVariables(*e);
+    std::set<std::string> excluded;
+    for (size_t i = 0; i < n; ++i)
+      if (early[i]) excluded.insert(e->bindings[i].first);
+    const std::set<std::string> direct = directProcedures(*e, c, excluded);
     Context inner = c;
     std::vector<std::string> renamed;
     std::vector<bool> plain;  // bound by a let once its initialiser has run
-    for (const auto& [name, init] : e->bindings) {
-      bool boxed = init->kind != CoreKind::Lambda && captured.count(name);
-      plain.push_back(init->kind != CoreKind::Lambda && !boxed);
+    for (size_t i = 0; i < n; ++i) {
+      const auto& [name, init] = e->bindings[i];
+      const bool lambda = init->kind == CoreKind::Lambda;
+      bool boxed = early[i] || (!lambda && captured.count(name));
+      plain.push_back(!lambda && !boxed);
       renamed.push_back(fresh(boxed ? "b" : "f"));
       if (!plain.back()) inner.scope = bind(inner.scope, name, renamed.back(), boxed, direct.count(name) > 0);
     }
     std::vector<Binding> boxes, lambdas;
     std::vector<size_t> later;  // bindings set in order
-    for (size_t i = 0; i < e->bindings.size(); ++i) {
+    for (size_t i = 0; i < n; ++i) {
       const auto& [name, init] = e->bindings[i];
       if (direct.count(name)) {
         lambdas.emplace_back(renamed[i], directLambda(*init, inner, init->name.empty() ? name : init->name));
-      } else if (init->kind == CoreKind::Lambda) {
+      } else if (init->kind == CoreKind::Lambda && !early[i]) {
         lambdas.emplace_back(renamed[i], lambda(*init, inner, init->name.empty() ? name : init->name));
       } else {
         if (!plain[i]) boxes.emplace_back(renamed[i], app({ref("%box-new", e->pos)}, e->pos));
         later.push_back(i);
       }
     }
-    ExprPtr body = initialise(e, later, 0, renamed, plain, k, inner);
+    ExprPtr body = initialise(e, std::make_shared<const Sequence>(Sequence{later, renamed, plain}), 0, k, inner);
     if (!lambdas.empty()) body = CoreExpr::letrec(std::move(lambdas), body, e->pos);
     if (!boxes.empty()) body = CoreExpr::let(std::move(boxes), body, e->pos);
     return body;
   }
 
-  ExprPtr initialise(const ExprPtr& e, const std::vector<size_t>& later, size_t i,
-                     const std::vector<std::string>& renamed, const std::vector<bool>& plain, const Cont& k,
-                     const Context& c) {
-    if (i == later.size()) return convert(e->body, k, c);
-    size_t b = later[i];
-    return toAtom(e->bindings[b].second, c, [=, this](ExprPtr v) {
-      SrcPos p = e->bindings[b].second->pos;
-      if (plain[b]) {
-        Context then = c;
-        then.scope = bind(c.scope, e->bindings[b].first, renamed[b]);
-        return CoreExpr::let({{renamed[b], v}}, initialise(e, later, i + 1, renamed, plain, k, then), p);
+  // For each binding of a letrec* group, whether some initialiser that runs no later than its own (a lambda's
+  // runs nothing) might read it: it mentions it, or a variable of the group whose value might call or hold code
+  // that does (what each initialiser mentions, followed through the group).
+  static std::vector<bool> earlyVariables(const CoreExpr& group) {
+    const size_t n = group.bindings.size();
+    std::map<std::string, size_t> index;
+    for (size_t i = 0; i < n; ++i) index[group.bindings[i].first] = i;
+    std::vector<std::vector<size_t>> mentions(n);
+    for (size_t i = 0; i < n; ++i)
+      for (const auto& v : freeVars(*group.bindings[i].second))
+        if (auto it = index.find(v); it != index.end()) mentions[i].push_back(it->second);
+    // The initialisers in order: a variable first reached from initialiser i is reached from none before it, and
+    // what it reaches was reached no later, so each variable is visited once.
+    std::vector<bool> early(n, false), seen(n, false);
+    for (size_t i = 0; i < n; ++i) {
+      if (group.bindings[i].second->kind == CoreKind::Lambda) continue;
+      std::vector<size_t> todo = mentions[i];
+      while (!todo.empty()) {
+        size_t j = todo.back();
+        todo.pop_back();
+        if (seen[j]) continue;
+        seen[j] = true;
+        early[j] = j >= i;
+        for (size_t m : mentions[j]) todo.push_back(m);
       }
-      ExprPtr set = app({ref("%box-set!", p), ref(renamed[b], p), v}, p);
-      return CoreExpr::begin({set, initialise(e, later, i + 1, renamed, plain, k, c)}, p);
+    }
+    return early;
+  }
+
+  // What initialise needs of a group, shared (not copied) by the meta-continuation of every initialiser: a copy
+  // per initialiser made a long group's conversion quadratic in time and memory.
+  struct Sequence {
+    std::vector<size_t> later;
+    std::vector<std::string> renamed;
+    std::vector<bool> plain;
+  };
+
+  ExprPtr initialise(const ExprPtr& e, const std::shared_ptr<const Sequence>& g, size_t i, const Cont& k,
+                     const Context& c) {
+    if (i == g->later.size()) return convert(e->body, k, c);
+    size_t b = g->later[i];
+    const auto& [name, init] = e->bindings[b];
+    const std::string& renamed = g->renamed[b];
+    if (init->kind == CoreKind::Lambda) {  // an early lambda: made in order, under its own name
+      SrcPos p = init->pos;
+      ExprPtr set =
+          app({ref("%box-set!", p), ref(renamed, p), lambda(*init, c, init->name.empty() ? name : init->name)}, p);
+      return CoreExpr::begin({set, initialise(e, g, i + 1, k, c)}, p);
+    }
+    return toAtom(init, c, [=, this](ExprPtr v) {
+      SrcPos p = e->bindings[b].second->pos;
+      const std::string& renamed = g->renamed[b];
+      if (g->plain[b]) {
+        Context then = c;
+        then.scope = bind(c.scope, e->bindings[b].first, renamed);
+        return CoreExpr::let({{renamed, v}}, initialise(e, g, i + 1, k, then), p);
+      }
+      ExprPtr set = app({ref("%box-set!", p), ref(renamed, p), v}, p);
+      return CoreExpr::begin({set, initialise(e, g, i + 1, k, c)}, p);
     });
   }
 
@@ -493,7 +569,7 @@ class Converter {
                         p);
     ExprPtr body =
         CoreExpr::if_(app({ref("%pair?", p), ref(vs, p)}, p), CoreExpr::if_(one, resume, wrong, p), wrong, p);
-    return CoreExpr::lambda({k, d, vs}, true, body, p, name);
+    return CoreExpr::lambda({k, d, vs}, true, body, p, name, kHidden);
   }
 };
 

@@ -11,7 +11,8 @@
 // is copied, and a continuation may be called zero, one or many times. Every engine, mce.scm (which sees the
 // converted program as data) and the oracle run the result unchanged. A program without shift or reset is
 // returned as it is. Errors: `shift` outside any reset (at the shift), a continuation called with other than
-// one argument (at the call).
+// one argument (at the call); every other error (arity, a variable used before its definition) is the one the
+// unconverted program raises. A continuation that re-enters a define's initialiser defines the variable again.
 #pragma once
 #include <string>
 #include <vector>

@@ -80,7 +80,7 @@ ExprPtr withKids(const CoreExpr& e, std::span<ExprPtr> kids) {
     case CoreKind::Begin:
       return CoreExpr::begin({kids.begin(), kids.end()}, e.pos);
     case CoreKind::Lambda:
-      return CoreExpr::lambda(e.params, e.variadic, kids[0], e.pos, e.name);
+      return CoreExpr::lambda(e.params, e.variadic, kids[0], e.pos, e.name, e.hidden);
     case CoreKind::Let:
     case CoreKind::Letrec: {
       std::vector<Binding> bs;

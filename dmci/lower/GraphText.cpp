@@ -3,7 +3,7 @@
 //   dmci-graph 1
 //   params N name...
 //   const K NPOS ("file" line col)* DATUM      positions of the datum's numbers, pre-order
-//   block K "name" NPARAMS VARIADIC NSLOTS NFREE "file" line col
+//   block K "name" NPARAMS VARIADIC NSLOTS NFREE "file" line col [HIDDEN]   HIDDEN when not 0 (lower/Control.h)
 //     OP dst a b c "file" line col
 //   end
 //   entry K
@@ -147,8 +147,8 @@ struct Parser {
       } else if (t[0] == "const") {
         constLine(t, line);
       } else if (t[0] == "block") {
-        auto b = tokens(line, 10, nullptr);
-        if (b.size() != 10) throw DmciError(ErrorKind::Graph, "bad block header");
+        auto b = tokens(line, 11, nullptr);  // the 11th, when there, is the count of hidden parameters
+        if (b.size() != 10 && b.size() != 11) throw DmciError(ErrorKind::Graph, "bad block header");
         g.blocks.emplace_back();
         block = &g.blocks.back();
         block->name = b[2];
@@ -157,6 +157,7 @@ struct Parser {
         block->nslots = toInt(b[5]);
         block->nfree = toInt(b[6]);
         block->pos = toPos(b, 7);
+        if (b.size() == 11) block->hidden = toInt(b[10]);
       } else if (t[0] == "entry") {
         g.entry = toInt(t.at(1));
       } else {
@@ -190,7 +191,9 @@ std::string printGraph(const ComputeGraph& g) {
   for (size_t k = 0; k < g.blocks.size(); ++k) {
     const CodeBlock& b = g.blocks[k];
     o << "block " << k << " " << quoted(b.name) << " " << b.nparams << " " << (b.variadic ? 1 : 0) << " " << b.nslots
-      << " " << b.nfree << " " << posText(b.pos) << "\n";
+      << " " << b.nfree << " " << posText(b.pos);
+    if (b.hidden) o << " " << b.hidden;
+    o << "\n";
     for (size_t i = 0; i < b.code.size(); ++i) {
       const Instr& in = b.code[i];
       o << "  " << opName(in.op) << " " << in.dst << " " << in.a << " " << in.b << " " << in.c << " "

@@ -335,6 +335,7 @@ class Lowering {
     auto& b = g_.blocks[block];
     b.variadic = lam.variadic;
     b.nparams = static_cast<int>(lam.params.size()) - (lam.variadic ? 1 : 0);
+    b.hidden = lam.hidden;
     b.nfree = static_cast<int>(env.names.size());
     expr(*lam.body, ctx, ctx.alloc(), true);
     g_.blocks[block].nslots = ctx.max;

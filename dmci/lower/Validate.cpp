@@ -135,6 +135,8 @@ void validateGraph(const ComputeGraph& g) {
     if (b.where.size() != b.code.size()) throw DmciError(ErrorKind::Graph, "block '" + b.name + "' lacks positions");
     if (b.nparams < 0 || b.nslots < b.nparams + (b.variadic ? 1 : 0) || b.nslots < 1)
       throw DmciError(ErrorKind::Graph, "block '" + b.name + "' has a bad frame size");
+    if (b.hidden < 0 || b.hidden > b.nparams)
+      throw DmciError(ErrorKind::Graph, "block '" + b.name + "' hides more parameters than it has");
     if (b.code.empty()) throw DmciError(ErrorKind::Graph, "block '" + b.name + "' is empty");
     for (size_t pc = 0; pc < b.code.size(); ++pc) checkInstr(g, b, pc);
     Op last = b.code.back().op;

@@ -55,9 +55,11 @@ struct DataBuilder {
         std::vector<DatumPtr> ps;
         for (const auto& n : e.params) ps.push_back(Datum::symbol(n, p));
         std::string name = !e.name.empty() ? e.name : !bindingName.empty() ? bindingName : "lambda";
-        return Datum::list({sym("%lambda", p), Datum::list(std::move(ps), p), Datum::boolean_(e.variadic, p),
-                            build(*e.body), Datum::symbol(name, p)},
-                           p);
+        std::vector<DatumPtr> node{sym("%lambda", p), Datum::list(std::move(ps), p), Datum::boolean_(e.variadic, p),
+                                   build(*e.body), Datum::symbol(name, p)};
+        // The count of hidden parameters, for %check-arity: a symbol, since a number here would be a literal.
+        if (e.hidden) node.push_back(Datum::symbol(std::to_string(e.hidden), p));
+        return Datum::list(std::move(node), p);
       }
       case CoreKind::App:
       case CoreKind::Begin: {

@@ -6,7 +6,8 @@
 ;;;   (%quote . datum)                       a quoted constant
 ;;;   (%ref . name)                          a variable reference
 ;;;   (%if test then else)
-;;;   (%lambda params rest? body name)
+;;;   (%lambda params rest? body name)        or (... name hidden): hidden, a symbol, counts the
+;;;                                          leading parameters lower/Control.h added (for %check-arity)
 ;;;   (%app operator operand ...)
 ;;;   (%begin e ...)
 ;;;   (%let names inits body)

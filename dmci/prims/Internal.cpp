@@ -2,7 +2,9 @@
 //
 // %at marks the user's expression being applied, so errors name the user's
 // source; %global resolves a free name to a primitive; %check-arity raises the
-// same arity error as the direct route; boxes are write-once cells for letrec*.
+// same arity error as the direct route; boxes are the cells of letrec* variables.
+#include <string>
+
 #include "prims/PrimTable.h"
 
 namespace dmci {
@@ -41,15 +43,21 @@ int listLength(const Runtime& rt, Value l) {
   return n;
 }
 
-// (%check-arity (%lambda params rest? body name) args)
+// (%check-arity (%lambda params rest? body name [hidden]) args): the counts in the error are the source's,
+// without the `hidden` leading parameters the control conversion added (a symbol naming their count).
 Value checkArityPrim(Runtime& rt, const Value* a, int) {
-  Value f = rt.cdr(a[0]);  // (params rest? body name)
+  Value f = rt.cdr(a[0]);  // (params rest? body name [hidden])
   bool rest = !rt.car(rt.cdr(f)).isFalse();
   int nfixed = listLength(rt, rt.car(f)) - (rest ? 1 : 0);
   int argc = listLength(rt, a[1]);
   if (argc == nfixed || (rest && argc >= nfixed)) return Value::boolean(true);
-  Value nameV = rt.car(rt.cdr(rt.cdr(rt.cdr(f))));
+  Value nameCell = rt.cdr(rt.cdr(rt.cdr(f)));
+  Value nameV = rt.car(nameCell);
   std::string name = nameV.tag == Tag::Symbol ? symbolName(nameV.i) : "lambda";
+  if (Value more = rt.cdr(nameCell); more.tag == Tag::Pair && rt.car(more).tag == Tag::Symbol) {
+    const int hidden = std::stoi(symbolName(rt.car(more).i));
+    nfixed -= hidden, argc -= hidden;
+  }
   std::string want = std::to_string(nfixed);
   if (rest) want = "at least " + want;
   throw DmciError(ErrorKind::Arity, name + ": expects " + want + " argument" + (nfixed == 1 && !rest ? "" : "s") +
@@ -58,9 +66,9 @@ Value checkArityPrim(Runtime& rt, const Value* a, int) {
 
 Value boxNew(Runtime& rt, const Value*, int) { return Value::make(Tag::Box, rt.alloc(1)); }
 
+// Written once by letrec*, and again each time a continuation re-enters the initialiser (lower/Control.cpp).
 Value boxSet(Runtime& rt, const Value* a, int) {
   if (a[0].tag != Tag::Box) wrongType(rt, "%box-set!", 0, a[0], "a box");
-  if (rt.heap[a[0].i].tag != Tag::Unset) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice");
   rt.heap[a[0].i] = a[1];
   return Value::boolean(true);
 }
@@ -90,8 +98,9 @@ void addInternalPrims(std::vector<Primitive>& t) {
   row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
   row("%check-arity", 2, 2, checkArityPrim,
       "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
-  row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh write-once cell for a letrec* variable");
-  row("%box-set!", 2, 2, boxSet, "(%box-set! box v) initialises a box, once", LaneKernel::BoxSet);
+  row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh, unset cell for a letrec* variable");
+  row("%box-set!", 2, 2, boxSet,
+      "(%box-set! box v) initialises a box (again, when a continuation re-enters its initialiser)", LaneKernel::BoxSet);
   row("%box-ref", 2, 2, boxRef,
       "(%box-ref box (%ref . name)) is the box's value, or a used-before-definition error at the reference",
       LaneKernel::BoxRef);

@@ -83,7 +83,7 @@ enum class LaneKernel : uint8_t {
   Inv,
   Solve,
   Cholesky,
-  // the batch machine's own: a write-once box seen through the group's overlay (engine/tensor/BatchMachine.cpp)
+  // the batch machine's own: a box seen through the group's overlay (engine/tensor/BatchMachine.cpp)
   BoxSet,
   BoxRef,
   Count

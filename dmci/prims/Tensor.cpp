@@ -149,6 +149,13 @@ Value eyePrim(Runtime& rt, const Value* a, int) {
   return out;
 }
 
+// (shape t): the sizes of t, (n) or (rows cols), from its shape alone: a non-finite entry does not matter.
+Value shapePrim(Runtime& rt, const Value* a, int) {
+  TensorRec r = needTensor(rt, "shape", 0, a[0], 0);
+  Value sizes = r.rank == 2 ? rt.cons(Value::real(r.cols), Value::nil()) : Value::nil();
+  return rt.cons(Value::real(r.rows), sizes);
+}
+
 // A 0-based index below `limit` (Type error when not integral, Domain when out of range).
 int32_t indexArg(Runtime& rt, int idx, const Value& v, int32_t limit) {
   if (!isNum(v)) wrongType(rt, "ref", idx, v, "an integer index");
@@ -402,6 +409,9 @@ void addTensorPrims(std::vector<Primitive>& t) {
                laneUse(R::Arguments)});
   t.push_back(
       {"eye", 1, 1, eyePrim, nullptr, nullptr, T, "(eye n) the n x n identity matrix", "", laneUse(R::Arguments)});
+  t.push_back({"shape", 1, 1, shapePrim, nullptr, nullptr, T,
+               "(shape t) the list of t's sizes: (n) for a vector, (r c) for a matrix, whatever its entries", "",
+               laneUse(R::Arguments)});
   t.push_back({"ref", 2, 3, refPrim, nullptr, nullptr, T,
                "(ref v i) / (ref m i j) the entry at 0-based index i (row i, column j)", "dt[i] = dy, other entries 0",
                laneUse(R::Arguments, K::Ref)});

@@ -5,9 +5,11 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <random>
 #include <string>
 
+#include "support/Eval.h"
 #include "support/PrimCheck.h"
 
 namespace dmci {
@@ -153,6 +155,32 @@ TEST(TensorConstruct, ZerosOnesEye) {
   EXPECT_EQ(rt.tensor(o).rank, 2);
   EXPECT_EQ(data(rt, o), (std::vector<double>(6, 1.0)));
   EXPECT_EQ(data(rt, call(rt, "eye", {num(2)})), (std::vector<double>{1, 0, 0, 1}));
+}
+
+TEST(TensorConstruct, ShapeIsTheSizesWhateverTheEntries) {
+  Runtime rt;
+  const double inf = std::numeric_limits<double>::infinity();
+  Value v = call(rt, "shape", {call(rt, "vec", {num(1), num(inf), num(std::nan(""))})});
+  ASSERT_EQ(v.tag, Tag::Pair);
+  EXPECT_EQ(rt.car(v).num, 3);
+  EXPECT_EQ(rt.cdr(v).tag, Tag::Nil);
+  Value m = call(rt, "shape", {call(rt, "ones", {num(2), num(5)})});
+  EXPECT_EQ(rt.car(m).num, 2);
+  EXPECT_EQ(rt.car(rt.cdr(m)).num, 5);
+  EXPECT_EQ(rt.cdr(rt.cdr(m)).tag, Tag::Nil);
+  EXPECT_EQ(errorOf([&] { call(rt, "shape", {num(2)}); }), ErrorKind::Type);
+}
+
+// By every route of the native engine (the oracle and the tensor engine: oracle_test, tensor_engine_test).
+TEST(TensorConstruct, ShapeByEveryRoute) {
+  const std::string src =
+      "(let ((s (shape (mat (list x (/ 1 0)) (list (- (/ 1 0) (/ 1 0)) 2) '(1 1)))))"
+      " (+ (* 10 (car s)) (cadr s) (car (shape (vec x x))) (* x (length (shape (scale x (vec 1 x)))))))";
+  for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2}) {
+    Evaluation ev = test::evalOk(src, r, {{"x", 1.5}}, {"x"});
+    EXPECT_EQ(ev.value, 10 * 3 + 2 + 2 + 1.5 * 1) << routeName(r);
+    EXPECT_EQ(test::gradientOf(ev, "x"), 1) << routeName(r);
+  }
 }
 
 TEST(TensorConstruct, RefReadsEntries) {

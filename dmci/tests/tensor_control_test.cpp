@@ -42,6 +42,35 @@ TEST_P(TensorControl, ShiftOutsideAnyResetIsAnError) {
   EXPECT_EQ(test::where(ev.error().pos), "2:4") << ev.error().str();
 }
 
+Error tensorErr(const std::string& src, Route r) {
+  auto p = Program::fromText(src, test::kProgFile);
+  if (!p) return p.error();
+  auto ev = (*engineNamed("tensor"))->evaluate(*p, {}, test::options(r));
+  if (ev) ADD_FAILURE() << src << ": succeeded with " << ev->value;
+  return ev ? Error{} : ev.error();
+}
+
+void expectSameError(const std::string& plainSrc, const std::string& convertedSrc, Route r, const std::string& what) {
+  Error plain = tensorErr(plainSrc, r), converted = tensorErr(convertedSrc, r);
+  EXPECT_EQ(converted.kind, plain.kind) << what << ": " << converted.str() << " vs " << plain.str();
+  EXPECT_EQ(converted.message, plain.message) << what;
+  EXPECT_EQ(test::where(converted.pos), test::where(plain.pos)) << what << ": " << converted.str();
+}
+
+TEST_P(TensorControl, ArityErrorsCountTheSourcesParameters) {
+  for (const auto& c : test::kArityCases) {
+    expectSameError(c.plain(), c.converted(), GetParam(), c.name);
+    expectSameError(c.plain(), c.convertedOutside(), GetParam(), std::string(c.name) + " (outside)");
+  }
+}
+
+TEST_P(TensorControl, AVariableUsedBeforeItsDefinitionIsTheUnconvertedError) {
+  for (const auto& c : test::kBeforeDefinitionCases) {
+    expectSameError(c.plain(), c.converted(), GetParam(), c.name);
+    expectSameError(c.plain(), c.convertedOutside(), GetParam(), std::string(c.name) + " (outside)");
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Routes, TensorControl, ::testing::Values(Route::Direct, Route::Dmci),
                          [](const auto& info) { return std::string(routeName(info.param)); });
 

@@ -54,6 +54,11 @@ const std::vector<Case>& corpus() {
        {{1.5, 0.5, 2.0}, kX}},
       {"named_let", "(let loop ((i 0) (acc 0)) (if (= i 5) acc (loop (+ i 1) (+ acc (* x i)))))", {"x"}, {kX}},
       {"map_fold", "(fold-left + 0 (map (lambda (y) (* y x)) (list 1 2 3)))", {"x"}, {kX}},
+      {"shape_whatever_the_entries",
+       "(let ((s (shape (mat (list x (/ 1 0)) (list (- (/ 1 0) (/ 1 0)) 2) '(1 1)))))"
+       " (+ (* 10 (car s)) (cadr s) (car (shape (vec x x))) (* x (length (shape (scale x (vec 1 x)))))))",
+       {"x"},
+       {kX}},
       {"lists", "(let ((l (reverse (list x (* 2 x) 3)))) (+ (car l) (cadr l) (length l) (list-ref l 2)))", {"x"}, {kX}},
       {"apply_variadic", "(+ (apply + (list x 2 3)) ((lambda args (apply * args)) x 2 3))", {"x"}, {kX}},
       {"elementary",

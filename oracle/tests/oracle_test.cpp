@@ -102,6 +102,10 @@ const Case kCases[] = {
      " (if (for-each (lambda (v) v) '(1 2)) 1 0) (length (map + '(1 2) '(3 4 5))))",
      1.5},
     {"do_loop", "(do ((i 0 (+ i 1)) (acc 1 (* acc x))) ((= i 5) acc))", 1.1},
+    {"shape_whatever_the_entries",
+     "(let ((s (shape (mat (list x (/ 1 0)) (list (- (/ 1 0) (/ 1 0)) 2) '(1 1)))))"
+     " (+ (* 10 (car s)) (cadr s) (car (shape (vec x x))) (* x (length (shape (scale x (vec 1 x)))))))",
+     1.5},
     {"apply_without_list_unreached", "(if (< x 0) (apply +) (* 2 x))", 1.5},
     {"assoc_member_compare",
      "(+ (cadr (assoc 2 (list (list 1 x) (list 2 (* x x))) =)) (car (member 2.0 '(1 2 3) =))"

@@ -160,20 +160,25 @@ Value BatchMachine::readBox(const Group& g, int32_t at) const {
   return rt_.heap[static_cast<size_t>(at)];
 }
 
-bool BatchMachine::writeBox(Group& g, int32_t at, const Value& v) {
-  if (readBox(g, at).tag != Tag::Unset) return false;
-  if (static_cast<size_t>(at) >= g.heapFloor)
+// A box is written again when a continuation re-enters its variable's initialiser (lower/Control.cpp).
+void BatchMachine::writeBox(Group& g, int32_t at, const Value& v) {
+  if (static_cast<size_t>(at) >= g.heapFloor) {
     rt_.heap[static_cast<size_t>(at)] = v;
-  else
-    g.boxes.emplace_back(at, v);
-  return true;
+    return;
+  }
+  for (auto& [addr, old] : g.boxes)
+    if (addr == at) {
+      old = v;
+      return;
+    }
+  g.boxes.emplace_back(at, v);
 }
 
 // mce.scm's box primitives see the group's overlay; every other primitive goes to applyPrim.
 Outcome BatchMachine::primCall(Group& g, int id, const Value* a, int argc) {
   const LaneKernel kernel = prim(id).lanes.kernel;
   if (kernel == LaneKernel::BoxSet && a[0].tag == Tag::Box) {
-    if (!writeBox(g, a[0].i, a[1])) throw DmciError(ErrorKind::Domain, "%box-set!: box written twice");
+    writeBox(g, a[0].i, a[1]);
     return Outcome::of(Value::boolean(true));
   }
   if (kernel == LaneKernel::BoxRef && a[0].tag == Tag::Box) {

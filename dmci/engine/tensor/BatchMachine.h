@@ -7,7 +7,7 @@
 // result differs between the lanes of a group (a per-lane comparison, most
 // often), the group splits into one group per result and each continues; a
 // work queue runs groups until all have ended. Groups share the single-assignment heap: a group only reaches cells
-// its ancestors or it made, and a write-once box that an ancestor made is
+// its ancestors or it made, and a box that an ancestor made is
 // written in the writing group's own overlay.
 #pragma once
 #include <cstdint>
@@ -86,7 +86,7 @@ class BatchMachine {
   bool enter(Group& g, Value f, int32_t& block, int32_t& pc, int32_t& base, int32_t& env, Outcome& result);
   Outcome primCall(Group& g, int id, const Value* args, int argc);
   Value readBox(const Group& g, int32_t at) const;
-  bool writeBox(Group& g, int32_t at, const Value& v);  // false when already written
+  void writeBox(Group& g, int32_t at, const Value& v);
 };
 
 }  // namespace dmci::lanes
