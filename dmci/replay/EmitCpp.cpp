@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "prims/PrimTable.h"
+#include "replay/EmitTensor.h"
 
 namespace dmci::replay {
 namespace {
@@ -42,13 +43,7 @@ const std::map<std::string, RuleText>& ruleTexts() {
   return m;
 }
 
-std::string hex(double x) {
-  if (std::isnan(x)) return "std::nan(\"\")";
-  if (std::isinf(x)) return x > 0 ? "HUGE_VAL" : "(-HUGE_VAL)";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return emit::hexLiteral(x); }
 
 std::string slot(int32_t s) { return "s" + std::to_string(s); }
 std::string adj(int32_t s) { return "a" + std::to_string(s); }
@@ -66,12 +61,13 @@ std::string bind2(const char* expr, const std::string& a, const std::string& b, 
 
 Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   if (!t.replayable()) return Error{ErrorKind::Usage, "the trace cannot be replayed: " + t.notReplayable, {}};
-  if (t.ops.size() + t.guards.size() > kMaxEmittedSteps)
+  if (t.ops.size() + t.guards.size() + t.tensorSteps.size() > kMaxEmittedSteps)
     return Error{ErrorKind::Usage,
-                 "the trace has " + std::to_string(t.ops.size()) + " operations and " +
-                     std::to_string(t.guards.size()) +
+                 "the trace has " + std::to_string(t.ops.size()) + " operations, " +
+                     std::to_string(t.tensorSteps.size()) + " tensor steps and " + std::to_string(t.guards.size()) +
                      " guards: straight-line C++ that long takes the compiler longer than replaying it",
                  {}};
+  const emit::TensorEmitter tensors(t);
   // The body of one lane, in one of two forms:
   //   one lane   params[p] in, *value and gradient[k] out; a failed guard returns 1; the reverse sweep skips an
   //              entry whose adjoint is 0, as the native sweep does
@@ -134,15 +130,6 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
       if (lanes) return ind + "gd &= static_cast<long long>(" + holds + ");  // " + what + "\n";
       return ind + "if (!" + holds + ") return 1;  // " + what + "\n";
     };
-    size_t gi = 0;
-    auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
-      for (; gi < t.guards.size() && static_cast<size_t>(t.guards[gi].afterOp) <= n; ++gi) {
-        auto g = guardText(t.guards[gi]);
-        if (!g) return g.error();
-        body << *g;
-      }
-      return std::nullopt;
-    };
     if (lanes) body << ind << "const long l = c + j;\n" << ind << "long long gd = 1;\n";
     for (int32_t p = 0; p < t.params; ++p)
       body << ind << "const double " << slot(p) << " = "
@@ -151,9 +138,22 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
     for (int32_t s = t.params; s < t.leaves; ++s)
       body << ind << "const double " << slot(s) << " = " << hex(t.leafValues[static_cast<size_t>(s)])
            << ";  // literal " << t.leafNames[static_cast<size_t>(s)] << "\n";
-    for (size_t k = 0; k < t.ops.size(); ++k) {
-      if (auto e = guardsUpTo(k)) return *e;
-      const Op& op = t.ops[k];
+    body << tensors.constants(ind);
+    const std::vector<StepRef> steps = stepsInOrder(t);
+    for (const StepRef& st : steps) {
+      if (st.kind == StepKind::Guard) {
+        auto g = guardText(t.guards[st.index]);
+        if (!g) return g.error();
+        body << *g;
+        continue;
+      }
+      if (st.kind == StepKind::Tensor) {
+        auto code = tensors.forward(t.tensorSteps[st.index], lanes, ind);
+        if (!code) return code.error();
+        body << *code;
+        continue;
+      }
+      const Op& op = t.ops[st.index];
       std::string e;
       switch (op.kind) {
         case OpKind::Add:
@@ -191,14 +191,19 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
       }
       body << ind << "const double " << slot(op.out) << " = " << e << ";\n";
     }
-    if (auto e = guardsUpTo(t.ops.size())) return *e;
     body << ind << (lanes ? "out[l] = " : "*value = ") << ref(t.output) << ";\n";
     if (gradient) {
       if (!lanes) body << ind << "if (!gradient) return 0;\n";
       for (int32_t s = 0; s < t.slots; ++s) body << ind << "double " << adj(s) << " = 0.0;\n";
+      body << tensors.adjoints(ind);
       if (!isConst(t.output)) body << ind << adj(t.output) << " = 1.0;\n";
-      for (size_t k = t.ops.size(); k-- > 0;) {
-        const Op& op = t.ops[k];
+      for (size_t n = steps.size(); n-- > 0;) {
+        if (steps[n].kind == StepKind::Guard) continue;
+        if (steps[n].kind == StepKind::Tensor) {
+          body << tensors.reverse(t.tensorSteps[steps[n].index], ind);
+          continue;
+        }
+        const Op& op = t.ops[steps[n].index];
         const std::string g = adj(op.out);
         // a partial of +-1 needs no skip: adding +-0 leaves an adjoint as it is
         auto acc = [&](Ref r, const std::string& partial) {
@@ -268,11 +273,19 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   std::ostringstream o;
   o << "// Generated by `dmci emit` from " << req.origin << ": the value";
   if (req.gradient) o << " and gradient";
-  o << " along one recorded path\n// (" << t.ops.size() << " operations, " << t.guards.size()
+  o << " along one recorded path\n// (" << t.ops.size() << " operations, ";
+  if (t.hasTensorSteps()) o << t.tensorSteps.size() << " tensor steps, ";
+  o << t.guards.size()
     << " guards). Build it without floating-point contraction (-ffp-contract=off) to get the native engine's\n"
-    << "// numbers bit for bit. Returns 0, or 1 when a guard fails: the input takes another path.\n"
-    << "#include <cmath>\n\n"
-    << "static inline int " << req.function << "_one(const double* params, double* value, double* gradient) {\n"
+    << "// numbers bit for bit";
+  if (t.hasTensorSteps()) o << " (the tensor steps: to rounding; Eigen's include directory on the include path)";
+  o << ". Returns 0, or 1 when a guard fails: the input takes another path.\n"
+    << "#include <cmath>\n";
+  if (t.hasTensorSteps())
+    o << "#include <limits>\n\n#include <Eigen/Dense>\n\n" << emit::TensorEmitter::helpers();
+  else
+    o << "\n";
+  o << "static inline int " << req.function << "_one(const double* params, double* value, double* gradient) {\n"
     << "  (void)params;\n  (void)gradient;\n"
     << *one << "}\n\n"
     << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
