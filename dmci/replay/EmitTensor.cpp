@@ -155,14 +155,13 @@ std::string TensorEmitter::adjoints(const std::string& ind) const {
   return o;
 }
 
-Result<std::string> TensorEmitter::forward(const TensorStep& s, bool lanes, const std::string& ind) const {
+Result<std::string> TensorEmitter::forward(const TensorStep& s, const std::string& ind) const {
   const std::string name = prim(s.prim).name;
   const std::string o = num(s.out);
   auto x = [&](int k) { return text(arg(s, k)); };
   auto tensorArg = [&](int k) { return arg(s, k).tag == Tag::Tensor ? arg(s, k).i : -1; };
   const std::string T = s.outTensor ? type(s.out) : std::string();
   auto guard = [&](const std::string& cond) {
-    if (lanes) return ind + "gd &= static_cast<long long>(" + cond + ");  // " + name + "\n";
     return ind + "if (!(" + cond + ")) return 1;  // " + name + " fails natively\n";
   };
   auto value = [&](const std::string& e) {

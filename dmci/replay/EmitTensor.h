@@ -33,8 +33,9 @@ class TensorEmitter {
   // The constant tensors, and the steps' adjoints (zero), as declarations.
   std::string constants(const std::string& ind) const;
   std::string adjoints(const std::string& ind) const;
-  // A step's forward code, with its guard: `return 1` (one lane) or `gd &= ...` (lanes) when it fails.
-  Result<std::string> forward(const TensorStep& s, bool lanes, const std::string& ind) const;
+  // A step's forward code, with its guard (`return 1` when it fails) in the one-lane function (the lane loop of a
+  // trace with tensor steps calls that function for each lane).
+  Result<std::string> forward(const TensorStep& s, const std::string& ind) const;
   // A step's reverse code: its operands' adjoints accumulated from its result's.
   std::string reverse(const TensorStep& s, const std::string& ind) const;
 
