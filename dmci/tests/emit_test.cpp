@@ -327,6 +327,46 @@ TEST(CompiledTensors, EveryPrimitiveBuildsWithoutWarningsAndEqualsNative) {
   }
 }
 
+// Shapes past 16 on a side are dynamic Eigen matrices, mixed with fixed-size ones in one expression (a 2x20
+// constant times a 20-vector into a 2-vector): the same rules, the same agreement with the native engine.
+TEST(CompiledTensors, LargeShapesAreDynamicMatrices) {
+  ScopedCache cache("dmci-tensor-large-");
+  auto prog = Program::fromText(
+      "(define v (scale x (ones 20)))\n"
+      "(define A (+ (eye 20) (scale y (outer v v))))\n"
+      "(+ (logdet A) (dot v (solve A v)) (vsum (matvec (ones 2 20) v)) (trace (matmul (inv A) (transpose A)))\n"
+      "   (norm (cholesky A)) (det (matmul (ones 2 20) (matmul A (ones 20 2)))))",
+      "large.scm");
+  ASSERT_TRUE(prog);
+  EvalOptions o;
+  o.wrt = {"x", "y"};
+  o.leafParameters = true;
+  Evaluator rec(*prog, {"x", "y"}, o);
+  replay::Trace t;
+  ASSERT_TRUE(rec.record({0.5, 0.25}, t));
+  ASSERT_TRUE(t.replayable() && t.hasTensorSteps()) << t.notReplayable;
+  replay::EmitRequest req;
+  for (auto& [key, leaves] : rec.gradientLeaves()) req.gradientKeys.push_back(key), req.leaves.push_back(leaves);
+  auto code = replay::emitCpp(t, req);
+  ASSERT_TRUE(code) << code.error().str();
+  EXPECT_NE(code->find("Eigen::MatrixXd t"), std::string::npos);
+  EXPECT_NE(code->find("Eigen::Matrix<double, 2, 1> t"), std::string::npos);
+  LaneBatch lanes;
+  lanes.params = {"x", "y"};
+  lanes.values = {{0.5, 0.25, -0.75}, {0.25, 0.5, 0.125}};
+  o.leafParameters = false;
+  auto native = nativeEngine().evaluateLanes(*prog, lanes, o);
+  auto compiled = (*engineNamed("compiled"))->evaluateLanes(*prog, lanes, o);
+  ASSERT_TRUE(native) << native.error().str();
+  ASSERT_TRUE(compiled) << compiled.error().str();
+  EXPECT_EQ(compiled->counters.get("replayed"), 3);
+  for (size_t l = 0; l < native->lanes(); ++l) {
+    EXPECT_PRED2(close, compiled->value[l], native->value[l]) << "lane " << l;
+    for (size_t k = 0; k < native->gradient.size(); ++k)
+      EXPECT_PRED2(close, compiled->gradient[k][l], native->gradient[k][l]) << "lane " << l << " key " << k;
+  }
+}
+
 // Guards in a tensor program: a branch on a number read out of a tensor sends lanes down two paths (both
 // compiled; a lane moved across the branch is rerun natively and recorded), and the one-lane function returns 1
 // ("path changed") exactly where the native rule raises a domain error (logdet, inv, cholesky).
