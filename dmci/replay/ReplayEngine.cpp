@@ -361,10 +361,14 @@ class ReplayRun final : public PreparedRun {
   int threadsUsed_ = 1;
 
   void count(Counters& c, const Tally& t, size_t lanes) const {
-    size_t ops = 0, guards = 0;
-    for (const auto& tr : traces_) ops += tr->trace().ops.size(), guards += tr->trace().guards.size();
+    size_t ops = 0, guards = 0, tensorSteps = 0;
+    for (const auto& tr : traces_) {
+      ops += tr->trace().ops.size(), guards += tr->trace().guards.size();
+      tensorSteps += tr->trace().tensorSteps.size();
+    }
     c.add("traces", static_cast<double>(traces_.size()));
     c.add("trace_ops", static_cast<double>(ops));
+    if (tensorSteps) c.add("tensor_steps", static_cast<double>(tensorSteps));  // compiled traces with tensors
     c.add("guards", static_cast<double>(guards));
     c.add("lanes", static_cast<double>(lanes));
     c.add("replayed", static_cast<double>(t.replayed));

@@ -563,6 +563,8 @@ TEST(CompiledTensors, KalmanSsmD2RunsCompiled) {
       EXPECT_EQ(compiled->counters.get("emit_refused"), 0) << key;
       EXPECT_EQ(compiled->counters.get("not_replayable"), 0) << key;
       EXPECT_EQ(compiled->counters.get("replayed"), static_cast<double>(native->lanes())) << key;
+      EXPECT_EQ(compiled->counters.get("traces"), 1) << key;
+      EXPECT_GT(compiled->counters.get("tensor_steps"), 24 * 8) << key;  // 24 observations, 10 tensor steps each
       EXPECT_GT(native->gradient.size(), 5u);
       for (size_t l = 0; l < native->lanes(); ++l) {
         EXPECT_PRED2(close, compiled->value[l], native->value[l]) << key << " lane " << l;
