@@ -61,6 +61,29 @@ inline std::string kalmanSource() {
   return s.str();
 }
 
+// The same filter written with tensors (mat, matvec, matmul, transpose, outer, dot, scale): the same value and
+// gradient to rounding, a trace of tensor steps (the compiled engine's Eigen code; the replay engine interprets it).
+inline std::string kalmanTensorSource() {
+  std::ostringstream s;
+  s.precision(17);
+  s << "(define ys '(";
+  for (double y : kalmanObservations()) s << y << " ";
+  s << "))\n"
+       "(define F (mat (list phi 1) (list 0 rho)))\n"
+       "(define Ft (transpose F))\n"
+       "(define Q (mat (list q 0) (list 0 0.01)))\n"
+       "(define h (vec 1 0))\n"
+       "(define (filter ys x P nll)\n"
+       "  (if (null? ys)\n"
+       "      nll\n"
+       "      (let* ((xp (matvec F x)) (Pp (+ (matmul (matmul F P) Ft) Q)) (Ph (matvec Pp h))\n"
+       "             (s (+ (dot h Ph) r)) (v (- (car ys) (dot h xp))) (K (scale (/ 1 s) Ph)))\n"
+       "        (filter (cdr ys) (+ xp (scale v K)) (- Pp (outer K Ph))\n"
+       "                (+ nll (* 0.5 (+ (log (* 6.283185307179586 s)) (/ (* v v) s))))))))\n"
+       "(filter ys (zeros 2) (eye 2) 0)\n";
+  return s.str();
+}
+
 inline const std::vector<std::string>& kalmanParams() {
   static const std::vector<std::string> p = {"phi", "rho", "q", "r"};
   return p;

@@ -16,6 +16,8 @@
 // BM_Kalman/<engine>/<B>: the 80-step, 2-state Kalman filter log-likelihood (bench/KalmanFilter.h) and its
 // gradient in 4 parameters, B = 1 (one seed through run()) and B = 4096 (lanes); engine `hand` is the filter
 // written by hand in C++ with its reverse pass. Every engine's gradient is checked against the hand one first.
+// BM_KalmanTensor/<engine>/<B>: the same filter written with tensors (kalmanTensorSource): the compiled engine
+// runs its tensor steps as Eigen code; the replay engine interprets it (the block replayer has no tensor steps).
 #include <benchmark/benchmark.h>
 #include <malloc.h>
 
@@ -227,11 +229,11 @@ std::vector<double> kalmanTheta(int64_t l, int64_t b) {
   return {0.85 + 0.1 * static_cast<double>(l) / static_cast<double>(b), 0.95, 0.1, 0.2};
 }
 
-void BM_Kalman(benchmark::State& state, const std::string& engineName) {
+void BM_Kalman(benchmark::State& state, const std::string& engineName, bool tensors) {
   const int64_t b = state.range(0);
   auto engine = engineNamed(engineName);
   if (!engine) return state.SkipWithError(engine.error().message.c_str());
-  auto prog = Program::fromText(bench::kalmanSource(), "kalman.scm");
+  auto prog = Program::fromText(tensors ? bench::kalmanTensorSource() : bench::kalmanSource(), "kalman.scm");
   if (!prog) return state.SkipWithError(prog.error().str().c_str());
   EvalOptions o;
   o.route = route();
@@ -299,11 +301,13 @@ const bool kRegistered = [] {
   benchmark::RegisterBenchmark("BM_Hand/alpha_x2", BM_Hand)->Arg(1)->Arg(65536)->UseRealTime();
   benchmark::RegisterBenchmark("BM_Hand/poly3", BM_HandPoly3)->Arg(1)->Arg(65536)->UseRealTime();
   for (const char* e : {"native", "replay", "compiled"})
-    benchmark::RegisterBenchmark((std::string("BM_Kalman/") + e).c_str(), BM_Kalman, std::string(e))
-        ->Arg(1)
-        ->Arg(4096)
-        ->UseRealTime()
-        ->Unit(benchmark::kMicrosecond);
+    for (bool tensors : {false, true})
+      benchmark::RegisterBenchmark((std::string(tensors ? "BM_KalmanTensor/" : "BM_Kalman/") + e).c_str(), BM_Kalman,
+                                   std::string(e), tensors)
+          ->Arg(1)
+          ->Arg(4096)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
   benchmark::RegisterBenchmark("BM_Kalman/hand", BM_KalmanHand)
       ->Arg(1)
       ->Arg(4096)

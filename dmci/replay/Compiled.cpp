@@ -46,8 +46,19 @@ int runCaptured(const std::string& cmd, std::string& err) {
 
 }  // namespace
 
+const char* eigenIncludeDir() {
+#ifdef DMCI_EIGEN_INCLUDE_DIR
+  return DMCI_EIGEN_INCLUDE_DIR;
+#else
+  return "";
+#endif
+}
+
 Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const std::string& code, const std::string& function) {
-  const std::string flags = "-O3 -march=native -ffp-contract=off -fPIC -shared";
+  std::string flags = "-O3 -march=native -ffp-contract=off -fPIC -shared";
+  // Tensor steps are Eigen code: this build's Eigen, as a system directory (its headers' own warnings are not ours).
+  if (*eigenIncludeDir() && code.find("#include <Eigen/") != std::string::npos)
+    flags += std::string(" -isystem '") + eigenIncludeDir() + "'";
   const std::string cxx = compiler();
   char key[32];
   std::snprintf(key, sizeof key, "%016llx", static_cast<unsigned long long>(fnv1a(code + "\n" + cxx + " " + flags)));

@@ -10,6 +10,10 @@
 
 namespace dmci::replay {
 
+// The Eigen include directory this build was configured with (CMake's Eigen3::Eigen), passed to the compiler
+// for traces with tensor steps; "" when the build did not say.
+const char* eigenIncludeDir();
+
 class CompiledTrace {
  public:
   using Fn = int (*)(const double* params, double* value, double* gradient);

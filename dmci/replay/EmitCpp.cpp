@@ -1,6 +1,7 @@
 // The C++ emitter: a trace's operations, guards and reverse sweep as straight-line C++ (EmitCpp.h says what).
 #include "replay/EmitCpp.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include <sstream>
 
 #include "prims/PrimTable.h"
+#include "replay/EmitTensor.h"
 #include "replay/Replay.h"
 
 namespace dmci::replay {
@@ -43,16 +45,11 @@ const std::map<std::string, RuleText>& ruleTexts() {
   return m;
 }
 
-std::string hex(double x) {
-  if (std::isnan(x)) return "std::nan(\"\")";
-  if (std::isinf(x)) return x > 0 ? "HUGE_VAL" : "(-HUGE_VAL)";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%a", x);
-  return buf;
-}
+std::string hex(double x) { return emit::hexLiteral(x); }
 
-std::string slot(int32_t s) { return "s" + std::to_string(s); }
-std::string adj(int32_t s) { return "a" + std::to_string(s); }
+// (Built by insert, not "s" + to_string: GCC 12 warns falsely there.)
+std::string slot(int32_t s) { return std::to_string(s).insert(0, 1, 's'); }
+std::string adj(int32_t s) { return std::to_string(s).insert(0, 1, 'a'); }
 
 // `expr` with the rule's variables bound: a lambda applied, so each variable is evaluated once, as in the rule.
 std::string bind1(const char* expr, const std::string& x, const std::string& y) {
@@ -67,12 +64,13 @@ std::string bind2(const char* expr, const std::string& a, const std::string& b, 
 
 Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   if (!t.replayable()) return Error{ErrorKind::Usage, "the trace cannot be replayed: " + t.notReplayable, {}};
-  if (t.ops.size() + t.guards.size() > kMaxEmittedSteps)
+  if (t.ops.size() + t.guards.size() + t.tensorSteps.size() > kMaxEmittedSteps)
     return Error{ErrorKind::Usage,
-                 "the trace has " + std::to_string(t.ops.size()) + " operations and " +
-                     std::to_string(t.guards.size()) +
+                 "the trace has " + std::to_string(t.ops.size()) + " operations, " +
+                     std::to_string(t.tensorSteps.size()) + " tensor steps and " + std::to_string(t.guards.size()) +
                      " guards: straight-line C++ that long takes the compiler longer than replaying it",
                  {}};
+  const emit::TensorEmitter tensors(t);
   // The body of one lane, in one of two forms:
   //   one lane   params[p] in, *value and gradient[k] out; a failed guard returns 1; the reverse sweep skips an
   //              entry whose adjoint is 0, as the native sweep does
@@ -138,26 +136,30 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
                ") : gd;  // " + what + "\n";
       return ind + "if (!" + holds + ") return 1;  // " + what + "\n";
     };
-    size_t gi = 0;
-    auto guardsUpTo = [&](size_t n) -> std::optional<Error> {
-      for (; gi < t.guards.size() && static_cast<size_t>(t.guards[gi].afterOp) <= n; ++gi) {
-        auto g = guardText(t.guards[gi], gi);
-        if (!g) return g.error();
-        body << *g;
-      }
-      return std::nullopt;
-    };
     if (lanes) body << ind << "const long l = c + j;\n" << ind << "long long gd = 1;\n";
     for (int32_t p = 0; p < t.params; ++p)
       body << ind << "const double " << slot(p) << " = "
-           << (lanes ? "p" + std::to_string(p) + "[l]" : "params[" + std::to_string(p) + "]") << ";  // "
+           << (lanes ? std::to_string(p).insert(0, 1, 'p') + "[l]" : "params[" + std::to_string(p) + "]") << ";  // "
            << t.leafNames[static_cast<size_t>(p)] << "\n";
     for (int32_t s = t.params; s < t.leaves; ++s)
       body << ind << "const double " << slot(s) << " = " << hex(t.leafValues[static_cast<size_t>(s)])
            << ";  // literal " << t.leafNames[static_cast<size_t>(s)] << "\n";
-    for (size_t k = 0; k < t.ops.size(); ++k) {
-      if (auto e = guardsUpTo(k)) return *e;
-      const Op& op = t.ops[k];
+    body << tensors.constants(ind);
+    const std::vector<StepRef> steps = stepsInOrder(t);
+    for (const StepRef& st : steps) {
+      if (st.kind == StepKind::Guard) {
+        auto g = guardText(t.guards[st.index], st.index);
+        if (!g) return g.error();
+        body << *g;
+        continue;
+      }
+      if (st.kind == StepKind::Tensor) {
+        auto code = tensors.forward(t.tensorSteps[st.index], ind);
+        if (!code) return code.error();
+        body << *code;
+        continue;
+      }
+      const Op& op = t.ops[st.index];
       std::string e;
       switch (op.kind) {
         case OpKind::Add:
@@ -195,14 +197,19 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
       }
       body << ind << "const double " << slot(op.out) << " = " << e << ";\n";
     }
-    if (auto e = guardsUpTo(t.ops.size())) return *e;
     body << ind << (lanes ? "out[l] = " : "*value = ") << ref(t.output) << ";\n";
     if (gradient) {
       if (!lanes) body << ind << "if (!gradient) return 0;\n";
       for (int32_t s = 0; s < t.slots; ++s) body << ind << "double " << adj(s) << " = 0.0;\n";
+      body << tensors.adjoints(ind);
       if (!isConst(t.output)) body << ind << adj(t.output) << " = 1.0;\n";
-      for (size_t k = t.ops.size(); k-- > 0;) {
-        const Op& op = t.ops[k];
+      for (size_t n = steps.size(); n-- > 0;) {
+        if (steps[n].kind == StepKind::Guard) continue;
+        if (steps[n].kind == StepKind::Tensor) {
+          body << tensors.reverse(t.tensorSteps[steps[n].index], ind);
+          continue;
+        }
+        const Op& op = t.ops[steps[n].index];
         const std::string g = adj(op.out);
         // a partial of +-1 needs no skip: adding +-0 leaves an adjoint as it is
         auto acc = [&](Ref r, const std::string& partial) {
@@ -265,18 +272,29 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   };
   auto one = emitBody(false, req.gradient, "  ");
   if (!one) return one.error();
-  auto lanesValue = emitBody(true, false, "      ");
+  // A trace with tensor steps does not vectorise across lanes (each lane is Eigen code on small matrices): its lane
+  // loop calls the one-lane function, so the compiler sees its code once, not three times.
+  const bool perLane = t.hasTensorSteps();
+  auto lanesValue = perLane ? Result<std::string>(std::string()) : emitBody(true, false, "      ");
   if (!lanesValue) return lanesValue.error();
-  auto lanesGradient = req.gradient ? emitBody(true, true, "        ") : Result<std::string>(std::string());
+  auto lanesGradient = req.gradient && !perLane ? emitBody(true, true, "        ") : Result<std::string>(std::string());
   if (!lanesGradient) return lanesGradient.error();
   std::ostringstream o;
   o << "// Generated by `dmci emit` from " << req.origin << ": the value";
   if (req.gradient) o << " and gradient";
-  o << " along one recorded path\n// (" << t.ops.size() << " operations, " << t.guards.size()
+  o << " along one recorded path\n// (" << t.ops.size() << " operations, ";
+  if (t.hasTensorSteps()) o << t.tensorSteps.size() << " tensor steps, ";
+  o << t.guards.size()
     << " guards). Build it without floating-point contraction (-ffp-contract=off) to get the native engine's\n"
-    << "// numbers bit for bit. Returns 0, or 1 when a guard fails: the input takes another path.\n"
-    << "#include <cmath>\n\n"
-    << "static inline int " << req.function << "_one(const double* params, double* value, double* gradient) {\n"
+    << "// numbers bit for bit";
+  if (t.hasTensorSteps()) o << " (the tensor steps: to rounding; Eigen's include directory on the include path)";
+  o << ". Returns 0, or 1 when a guard fails: the input takes another path.\n"
+    << "#include <cmath>\n";
+  if (t.hasTensorSteps())
+    o << "#include <limits>\n\n#include <Eigen/Dense>\n\n" << emit::TensorEmitter::helpers();
+  else
+    o << "\n";
+  o << "static inline int " << req.function << "_one(const double* params, double* value, double* gradient) {\n"
     << "  (void)params;\n  (void)gradient;\n"
     << *one << "}\n\n"
     << "extern \"C\" int " << req.function << "(const double* params, double* value, double* gradient) {\n"
@@ -291,6 +309,23 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
            "  long long good[64];\n" + ind + "  for (long j = 0; j < m; ++j) {\n" + laneBody + ind + "  }\n" + ind +
            "  for (long j = 0; j < m; ++j) verdict[c + j] = static_cast<unsigned char>(good[j]);\n" + ind + "}\n";
   };
+  if (perLane) {
+    const std::string np = std::to_string(std::max<int32_t>(t.params, 1));
+    const std::string ng = std::to_string(std::max<size_t>(req.leaves.size(), 1));
+    o << "extern \"C\" void " << req.function
+      << "_lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) {\n"
+      << "  for (long l = 0; l < n; ++l) {\n"
+      << "    double p[" << np << "] = {0.0}, g[" << ng << "] = {0.0}, v = 0.0;\n"
+      << "    for (int k = 0; k < " << t.params << "; ++k) p[k] = params[k][l];\n"
+      << "    const int rc = " << req.function << "_one(p, &v, gradient ? g : nullptr);\n"
+      << "    ok[l] = static_cast<unsigned char>(rc == 0);\n"
+      << "    if (rc != 0) continue;\n"
+      << "    value[l] = v;\n"
+      << "    if (gradient)\n"
+      << "      for (int k = 0; k < " << req.leaves.size() << "; ++k) gradient[k][l] = g[k];\n"
+      << "  }\n}\n";
+    return o.str();
+  }
   o << "extern \"C\" void " << req.function
     << "_lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) {\n"
     << "  (void)params;\n  (void)gradient;\n"

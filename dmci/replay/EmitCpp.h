@@ -9,6 +9,9 @@
 // native tape's order (forward, then the reverse sweep skipping a zero adjoint as the native sweep does), so a
 // build without floating-point contraction (-ffp-contract=off; `dmci emit` says so in the file) gives the
 // native engine's numbers bit for bit. Constants are written as hexadecimal floating literals: exact.
+// Tensor steps are Eigen code (replay/EmitTensor.h: fixed-size matrices, dynamic past 16 on a side), the native
+// rules forward and in reverse; their numbers agree with the native engine's to rounding, not bit for bit, and
+// the file then includes <Eigen/Dense> (CompiledTrace passes Eigen's include directory to the compiler).
 // Not every trace can be emitted: a Step through a native rule, a guard through one other than a comparison,
 // a number test or min/max, and the elementary functions without a one-line formula here (sigmoid, softplus,
 // round, asin, acos), and traces longer than kMaxEmittedSteps are refused with the reason.

@@ -1,7 +1,9 @@
 // The trace recorder: what each primitive application leaves in the trace (Recorder.h says which).
 #include "replay/Recorder.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 #include "prims/PrimTable.h"
 #include "prims/ScalarRule.h"
@@ -86,17 +88,49 @@ bool Recorder::listsHoldDependent(const Value* args, int argc) const {
   return false;
 }
 
+namespace {
+double fold(OpKind k, double a, double b);
+// The elementwise primitives' ids (%tensor+ ...), by operator.
+int elementwiseId(char op) {
+  static const int ids[4] = {primId("%tensor+"), primId("%tensor-"), primId("%tensor*"), primId("%tensor/")};
+  return ids[op == '+' ? 0 : op == '-' ? 1 : op == '*' ? 2 : 3];
+}
+// The operator of + - * / or of an elementwise primitive; 0 for any other.
+char arithmeticOperator(int id) {
+  switch (prim(id).lanes.kernel) {
+    case LaneKernel::Add:
+      return '+';
+    case LaneKernel::Subtract:
+      return '-';
+    case LaneKernel::Multiply:
+      return '*';
+    case LaneKernel::Divide:
+      return '/';
+    default:
+      break;
+  }
+  for (char op : {'+', '-', '*', '/'})
+    if (id == elementwiseId(op)) return op;
+  return 0;
+}
+}  // namespace
+
 void Recorder::applied(int id, const Value* args, int argc, Value& result) {
   if (!t_.replayable()) return;
   const Primitive& p = prim(id);
   if (p.lanes.reads == LaneReads::Nothing || p.lanes.reads == LaneReads::NoRule) return;
-  bool dep = false;
+  bool dep = false, depTensor = false, anyTensor = result.tag == Tag::Tensor;
   for (int k = 0; k < argc; ++k) {
     if (dependent(args[k])) dep = true;
-    if (args[k].tag == Tag::Tensor && rt_.tensors[static_cast<size_t>(args[k].i)].slot >= 0)
-      return fail(std::string(p.name) +
-                  " of a tensor that depends on a parameter (tensor operations are not replayed)");
+    if (dependentTensor(args[k])) depTensor = true;
+    if (args[k].tag == Tag::Tensor) anyTensor = true;
   }
+  const char op = arithmeticOperator(id);
+  if (p.family == PrimFamily::Tensor || (op && anyTensor)) {
+    if (p.lanes.reads == LaneReads::Lists ? !listsHoldDependent(args, argc) : !dep && !depTensor) return;
+    return op ? tensorArithmetic(id, args, argc, result) : tensor(id, args, argc, result);
+  }
+  if (depTensor) return fail(std::string(p.name) + " of a tensor that depends on a parameter (no trace step for it)");
   if ((p.lanes.reads == LaneReads::Lists || p.lanes.reads == LaneReads::ListsByNumber) &&
       listsHoldDependent(args, argc))
     return fail(std::string(p.name) + " searches lists holding numbers that depend on a parameter");
@@ -115,6 +149,189 @@ void Recorder::applied(int id, const Value* args, int argc, Value& result) {
   }
   if (scalarRule(id)) return rule(id, args, argc, result);
   generic(id, args, argc, result);
+}
+
+// --- tensors ---
+
+int32_t Recorder::newTensor(int32_t rank, int32_t rows, int32_t cols, int32_t data) {
+  t_.tensors.push_back({rank, rows, cols, data});
+  return static_cast<int32_t>(t_.tensors.size() - 1);
+}
+
+int32_t Recorder::tensorSlot(const Value& v) {
+  const TensorRec r = rt_.tensors[static_cast<size_t>(v.i)];
+  if (r.slot >= 0) {
+    auto it = tensorOfSlot_.find(r.slot);
+    if (it != tensorOfSlot_.end()) return it->second;
+    fail("a tensor made by an operation the trace does not hold");
+    return -1;
+  }
+  auto [it, fresh] = constTensorOf_.emplace(v.i, 0);
+  if (fresh) {
+    const int32_t at = static_cast<int32_t>(t_.tensorData.size());
+    const double* d = rt_.tdata(v);
+    t_.tensorData.insert(t_.tensorData.end(), d, d + r.size());
+    it->second = newTensor(r.rank, r.rows, r.cols, at);
+  }
+  return it->second;
+}
+
+Value Recorder::operand(const Value& v) {
+  if (v.tag == Tag::Tensor) {
+    const int32_t ts = tensorSlot(v);
+    return ts < 0 ? Value{} : Value::make(Tag::Tensor, ts);
+  }
+  if (v.tag == Tag::Int) return Value::real(v.num);
+  if (v.tag != Tag::Real) {
+    fail("a tensor primitive of a value that is neither a number nor a tensor");
+    return Value{};
+  }
+  if (!dependent(v)) return Value::real(v.num);
+  const Ref r = ref(v);
+  return isConst(r) ? Value{} : Value::real(v.num, r);
+}
+
+int32_t Recorder::pushStep(int id, const std::vector<Value>& xs, int32_t rank, int32_t rows, int32_t cols) {
+  TensorStep st{id,       static_cast<int32_t>(t_.args.size()), static_cast<int32_t>(xs.size()),       0,
+                rank > 0, static_cast<int32_t>(t_.ops.size()),  static_cast<int32_t>(t_.guards.size())};
+  t_.args.insert(t_.args.end(), xs.begin(), xs.end());
+  st.out = rank > 0 ? newTensor(rank, rows, cols, -1) : newSlot(-1);
+  t_.tensorSteps.push_back(st);
+  return st.out;
+}
+
+void Recorder::mapResult(const Value& result, int32_t out, bool outTensor) {
+  if (outTensor && result.tag == Tag::Tensor && rt_.tensors[static_cast<size_t>(result.i)].slot >= 0) {
+    tensorOfSlot_[rt_.tensors[static_cast<size_t>(result.i)].slot] = out;
+    return;
+  }
+  if (!outTensor && dependent(result)) {
+    const size_t s = static_cast<size_t>(result.i);
+    if (slotOf_.size() <= s) slotOf_.resize(s + 1, -1);
+    slotOf_[s] = out;
+    return;
+  }
+  fail(std::string("a tensor step's result is not what the native rule gave"));
+}
+
+void Recorder::tensor(int id, const Value* args, int argc, Value& result) {
+  const std::string name = prim(id).name;
+  static const std::vector<std::string> steps = {"vec",    "ref",   "dot",   "matvec",  "matmul", "transpose",
+                                                 "outer",  "trace", "norm",  "vsum",    "scale",  "det",
+                                                 "logdet", "inv",   "solve", "cholesky"};
+  std::vector<Value> xs;
+  if (name == "mat") {
+    static const int refId = primId("ref");
+    for (int k = 0; k < argc; ++k) {
+      if (args[k].tag == Tag::Tensor) {  // a vector row: its entries, read by ref steps unless it is constant
+        const int32_t ts = tensorSlot(args[k]);
+        if (ts < 0) return;
+        const TensorSlot r = t_.tensors[static_cast<size_t>(ts)];
+        const double* d = rt_.tdata(args[k]);
+        for (int32_t j = 0; j < r.rows; ++j)
+          xs.push_back(
+              r.data >= 0
+                  ? Value::real(d[j])
+                  : Value::real(
+                        d[j],
+                        pushStep(refId, {Value::make(Tag::Tensor, ts), Value::real(static_cast<double>(j))}, 0, 0, 0)));
+        continue;
+      }
+      for (Value p = args[k]; p.tag == Tag::Pair; p = rt_.cdr(p)) xs.push_back(operand(rt_.car(p)));
+    }
+  } else if (name == "ref" || name == "zeros" || name == "ones" || name == "eye") {
+    // A size or an index is read as an integer: one that depends on a leaf (a literal, floor of a parameter)
+    // keeps its value along the path, by a guard; the tensor read or made depends on it through nothing else.
+    const int first = name == "ref" ? 1 : 0;
+    for (int k = first; k < argc; ++k)
+      if (dependent(args[k]) && !guardSameValue(id, args[k])) return;
+    if (name != "ref") return;  // a constant tensor
+    for (int k = 0; k < argc; ++k) xs.push_back(k == 0 ? operand(args[k]) : Value::real(args[k].num));
+  } else if (std::find(steps.begin(), steps.end(), name) != steps.end()) {
+    for (int k = 0; k < argc; ++k) xs.push_back(operand(args[k]));
+  } else {
+    return fail(name + " of a number that depends on a parameter (no trace step for it)");
+  }
+  if (!t_.replayable()) return;
+  bool active = false;  // a constant tensor read at a guarded index: a constant
+  for (const Value& x : xs)
+    active = active || (x.tag == Tag::Tensor ? t_.tensors[static_cast<size_t>(x.i)].data < 0 : x.i >= 0);
+  if (!active) return;
+  if (!t_.replayable()) return;
+  if (result.tag == Tag::Tensor) {
+    if (argc == 1 && args[0].tag == Tag::Tensor && args[0].i == result.i) return;  // a vector's transpose: itself
+    const TensorRec r = rt_.tensors[static_cast<size_t>(result.i)];
+    return mapResult(result, pushStep(id, xs, r.rank, r.rows, r.cols), true);
+  }
+  if (result.tag != Tag::Real) return fail(name + " gives a value that is not a number or a tensor");
+  mapResult(result, pushStep(id, xs, 0, 0, 0), false);
+}
+
+bool Recorder::guardSameValue(int id, const Value& v) {
+  static const int eq = primId("=");
+  const Value both[2] = {v, Value::real(v.num)};
+  const int32_t first = static_cast<int32_t>(t_.args.size());
+  if (!pushArgs(both, 2)) {
+    t_.args.resize(static_cast<size_t>(first));
+    fail(std::string(prim(id).name) + " of a size or index the trace cannot hold");
+    return false;
+  }
+  t_.guards.push_back({GuardKind::Outcome, eq, first, 2, 1, static_cast<int32_t>(t_.ops.size())});
+  return true;
+}
+
+Value Recorder::elementwise(char op, const Value& a, const Value& b) {
+  const bool at = a.tag == Tag::Tensor, bt = b.tag == Tag::Tensor;
+  if (!at && !bt) {  // two numbers: a scalar operation, as the native rule does it
+    if (a.i < 0 && b.i < 0)
+      return Value::real(fold(op == '+'   ? OpKind::Add
+                              : op == '-' ? OpKind::Sub
+                              : op == '*' ? OpKind::Mul
+                                          : OpKind::Div,
+                              a.num, b.num));
+    const OpKind kind = op == '+' ? OpKind::Add : op == '-' ? OpKind::Sub : op == '*' ? OpKind::Mul : OpKind::Div;
+    Op o{kind, primId(std::string(1, op)), a.i >= 0 ? a.i : constant(a.num), b.i >= 0 ? b.i : constant(b.num), 0};
+    o.out = newSlot(-1);
+    t_.ops.push_back(o);
+    return Value::real(fold(kind, a.num, b.num), o.out);
+  }
+  const TensorSlot shape = t_.tensors[static_cast<size_t>(at ? a.i : b.i)];
+  if (at && bt) {
+    const TensorSlot& other = t_.tensors[static_cast<size_t>(b.i)];
+    if (other.rank != shape.rank || other.rows != shape.rows || other.cols != shape.cols) {
+      fail("elementwise arithmetic on tensors of different shapes");
+      return Value{};
+    }
+  }
+  const bool aConst = at ? t_.tensors[static_cast<size_t>(a.i)].data >= 0 : a.i < 0;
+  const bool bConst = bt ? t_.tensors[static_cast<size_t>(b.i)].data >= 0 : b.i < 0;
+  if (aConst && bConst) {  // folded here, as the native rule computes it
+    const OpKind kind = op == '+' ? OpKind::Add : op == '-' ? OpKind::Sub : op == '*' ? OpKind::Mul : OpKind::Div;
+    const int32_t at0 = static_cast<int32_t>(t_.tensorData.size());
+    for (int32_t k = 0; k < shape.size(); ++k) {
+      const double x = at ? t_.tensorData[static_cast<size_t>(t_.tensors[static_cast<size_t>(a.i)].data + k)] : a.num;
+      const double y = bt ? t_.tensorData[static_cast<size_t>(t_.tensors[static_cast<size_t>(b.i)].data + k)] : b.num;
+      t_.tensorData.push_back(fold(kind, x, y));
+    }
+    return Value::make(Tag::Tensor, newTensor(shape.rank, shape.rows, shape.cols, at0));
+  }
+  return Value::make(Tag::Tensor, pushStep(elementwiseId(op), {a, b}, shape.rank, shape.rows, shape.cols));
+}
+
+void Recorder::tensorArithmetic(int id, const Value* args, int argc, Value& result) {
+  const char op = arithmeticOperator(id);
+  Value acc;
+  if (argc == 1) {
+    if (op == '+' || op == '*') return;  // the argument itself
+    acc = elementwise(op, Value::real(op == '-' ? 0.0 : 1.0), operand(args[0]));
+  } else {
+    acc = operand(args[0]);
+    for (int j = 1; j < argc && t_.replayable(); ++j) acc = elementwise(op, acc, operand(args[j]));
+  }
+  if (!t_.replayable()) return;
+  if (acc.tag == Tag::Tensor && t_.tensors[static_cast<size_t>(acc.i)].data < 0) return mapResult(result, acc.i, true);
+  if (acc.tag == Tag::Real && acc.i >= 0) return mapResult(result, acc.i, false);
+  fail(std::string(prim(id).name) + ": a constant result of a dependent tensor");
 }
 
 namespace {

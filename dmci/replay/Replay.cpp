@@ -339,6 +339,7 @@ void Replayer::reverse(const double* v, double* adj, int stride, int n) const {
 }
 
 bool Replayer::runOne(const double* params, double& value, double* gradient, Workspace& ws) const {
+  if (t_.hasTensorSteps()) return false;  // not replayed here: every lane is off the path (Replay.h)
   prepareOne(ws);
   double* v = ws.one.data();
   for (int32_t p = 0; p < t_.params; ++p) v[row(p)] = params[p];
@@ -361,6 +362,10 @@ bool Replayer::runOne(const double* params, double& value, double* gradient, Wor
 
 void Replayer::runBlock(const std::vector<std::vector<double>>& params, size_t from, int n, std::vector<double>& value,
                         std::vector<std::vector<double>>& gradient, uint8_t* ok, Workspace& ws) const {
+  if (t_.hasTensorSteps()) {
+    std::fill_n(ok, n, 0);
+    return;
+  }
   prepare(ws);
   double* v = ws.val.data();
   for (int32_t p = 0; p < t_.params; ++p)

@@ -8,6 +8,9 @@
 // and gradient equal the native engine's bit for bit. A lane whose guard fails, or whose Step raised an error,
 // is reported as off the path: it never gets a replayed number.
 //
+// A trace with tensor steps is not replayed here: every lane of it is reported off the path (the replay engine
+// does not build such a trace's replayer to run it: the compiled engine runs it, or the native machine does).
+//
 // A Replayer is read-only once built, so threads share it; each thread owns a Workspace. No allocation per run.
 #pragma once
 #include <cstdint>

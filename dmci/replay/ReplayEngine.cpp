@@ -219,11 +219,14 @@ class ReplayRun final : public PreparedRun {
     }
     std::vector<std::vector<int32_t>> leaves;
     for (auto& [key, slots] : native_.gradientLeaves()) leaves.push_back(std::move(slots));
+    // Tensor steps run only in a compiled trace: the batch machine and the block replayer refuse them.
+    const bool tensorSteps = t.hasTensorSteps();
     if (loader_) {
       std::string refused;
-      batch_.push_back(loader_(t, leaves, opts_.gradient, refused));
+      batch_.push_back(tensorSteps ? nullptr : loader_(t, leaves, opts_.gradient, refused));
       if (!batch_.back()) ++batchRefused_;
     }
+    std::unique_ptr<replay::CompiledTrace> fn;
     if (compile_) {
       replay::EmitRequest req;
       req.function = "dmci_trace";
@@ -231,7 +234,6 @@ class ReplayRun final : public PreparedRun {
       req.gradientKeys = gradientKeys_;
       req.leaves = leaves;
       req.gradient = opts_.gradient;
-      std::unique_ptr<replay::CompiledTrace> fn;
       if (auto code = replay::emitCpp(t, req)) {  // emittable: a failed build is an error, not a fallback
         auto built = replay::CompiledTrace::build(*code, req.function);
         if (!built) return built.error();
@@ -239,8 +241,15 @@ class ReplayRun final : public PreparedRun {
       } else {
         ++emitRefused_;
       }
-      compiled_.push_back(std::move(fn));
     }
+    if (tensorSteps && !fn) {  // nothing here runs it: this path, and every later one, is interpreted
+      if (loader_) batch_.pop_back();
+      ++notReplayable_;
+      if (!gradientSkipped_) return r;
+      gradientSkipped_ = false;
+      return native_.run(seed);
+    }
+    if (compile_) compiled_.push_back(std::move(fn));
     traces_.push_back(std::make_unique<replay::Replayer>(std::move(t), std::move(leaves), opts_.gradient));
     return r;
   }
@@ -468,10 +477,14 @@ class ReplayRun final : public PreparedRun {
   int threadsUsed_ = 1;
 
   void count(Counters& c, const Tally& t, size_t lanes) const {
-    size_t ops = 0, guards = 0;
-    for (const auto& tr : traces_) ops += tr->trace().ops.size(), guards += tr->trace().guards.size();
+    size_t ops = 0, guards = 0, tensorSteps = 0;
+    for (const auto& tr : traces_) {
+      ops += tr->trace().ops.size(), guards += tr->trace().guards.size();
+      tensorSteps += tr->trace().tensorSteps.size();
+    }
     c.add("traces", static_cast<double>(traces_.size()));
     c.add("trace_ops", static_cast<double>(ops));
+    if (tensorSteps) c.add("tensor_steps", static_cast<double>(tensorSteps));  // compiled traces with tensors
     c.add("guards", static_cast<double>(guards));
     c.add("lanes", static_cast<double>(lanes));
     c.add("replayed", static_cast<double>(t.replayed));
