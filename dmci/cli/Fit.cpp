@@ -30,7 +30,7 @@ using namespace dmci::fit;
 
 struct FitArgs {
   std::string program, data, target, loss = "mse";
-  std::vector<std::string> dataLists, dataVecs, binds;
+  std::vector<std::string> dataLists, dataVecs, holdoutLists, binds;
   std::string wrt, transforms;
   std::string optimizer = "lbfgs";
   int steps = 500, restarts = 0, population = 0, history = 20, patience = 20;
@@ -116,6 +116,7 @@ std::string fingerprint(const FitArgs& a, const ModelSpec& spec) {
   for (const auto& b : a.binds) all += "\x1f" + b;
   for (const auto& b : a.dataLists) all += "\x1f" + b;
   for (const auto& b : a.dataVecs) all += "\x1f" + b;
+  for (const auto& b : a.holdoutLists) all += "\x1fheld:" + b;
   for (double x : {a.lr, a.clip, a.jitter, a.span, a.gtol, a.holdout}) all += "\x1f" + std::to_string(x);
   for (long long x : {a.restarts, a.population, a.history, a.patience}) all += "\x1f" + std::to_string(x);
   all += "\x1f" + std::to_string(a.seed);
@@ -178,6 +179,12 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
   spec.loss = *loss;
   for (const auto& d : a.dataLists) spec.dataBindings.push_back(dataBinding(d, false));
   for (const auto& d : a.dataVecs) spec.dataBindings.push_back(dataBinding(d, true));
+  for (const auto& d : a.holdoutLists) {
+    DataBinding held = dataBinding(d, false);
+    for (const auto& b : spec.dataBindings)
+      if (b.name == held.name) held.vector = b.vector;  // bound as the training binding of its name is
+    spec.holdoutBindings.push_back(held);
+  }
   return spec;
 }
 
@@ -239,6 +246,8 @@ int fitCommand(const FitArgs& a) {
     } else if (a.holdout > 0 || !a.split.empty()) {
       throw UsageError{"--holdout and --split need --data and --target"};
     }
+    if (data && !a.holdoutLists.empty())
+      throw UsageError{"--holdout-data-list is for objective mode (no --data): give --holdout or --split"};
     auto model = makeModel(spec);
     if (!model) return reportError(model.error(), a.json);
     FitSettings settings = fitSettings(a, spec);
@@ -295,6 +304,9 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_option("--gtol", a.gtol, "converged when every gradient entry is at most this")->capture_default_str();
   cmd->add_option("--holdout", a.holdout, "hold out this fraction of the rows (seeded) for early stopping");
   cmd->add_option("--split", a.split, "COL<VALUE: fit the rows with COL < VALUE, hold out the rest");
+  cmd->add_option("--holdout-data-list", a.holdoutLists,
+                  "objective mode: NAME=FILE.csv:COL in place of NAME's --data-list (or --data-vec) binding; the "
+                  "program's value there is the held-out loss (early stopping; the best iterate by it is kept)");
   cmd->add_option("--patience", a.patience, "early stopping: iterations without a better held-out loss")
       ->capture_default_str();
   cmd->add_option("--budget-seconds", a.budgetSeconds, "stop after this much time");

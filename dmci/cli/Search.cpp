@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -35,7 +36,7 @@ struct SearchArgs {
   uint64_t evals = 0;
   double seconds = 0, goal = 0;
   double holdout = 0.2;
-  std::string split;
+  std::string split, group;
   bool noGradient = false;
   std::string proposer;
   double proposerTimeout = 30;
@@ -86,6 +87,17 @@ void splitRows(const SearchArgs& a, const fit::DataTable& t, Task& task) {
     task.holdout.assign(rows.begin(), rows.begin() + n), task.train.assign(rows.begin() + n, rows.end());
     std::sort(task.holdout.begin(), task.holdout.end()), std::sort(task.train.begin(), task.train.end());
   }
+  if (!a.group.empty()) {  // one group per distinct value of the column, in the order of first appearance
+    auto col = t.column(a.group, "--group");
+    if (!col) throw DmciError(col.error());
+    std::map<double, size_t> index;
+    for (size_t r = 0; r < t.rows(); ++r) {
+      double v = t.columns[static_cast<size_t>(*col)][r];
+      auto [it, fresh] = index.emplace(v, task.groups.size());
+      if (fresh) task.groups.emplace_back();
+      task.groups[it->second].push_back(r);
+    }
+  }
   if (task.train.empty() || task.holdout.empty())
     throw UsageError{"the split leaves no rows to " + std::string(task.train.empty() ? "fit" : "hold out")};
 }
@@ -97,7 +109,7 @@ Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
   task.vars = splitCommas(a.vars);
   if (task.vars.empty())
     for (const auto& name : t.names)
-      if (name != a.target) task.vars.push_back(name);
+      if (name != a.target && name != a.group) task.vars.push_back(name);
   for (const auto& v : task.vars) {
     if (v == a.target) throw UsageError{"--vars " + v + ": it is the target column"};
     if (auto col = t.column(v, "--vars"); !col) throw DmciError(col.error());
@@ -140,7 +152,8 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.resume = true;
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
-  std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split;
+  std::string all =
+      dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" + a.group;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds}) all += "\x1f" + std::to_string(x);
   for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
@@ -235,6 +248,9 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                       ->capture_default_str();
   cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest")
       ->excludes(holdout);
+  cmd->add_option("--group", a.group,
+                  "COL: one structure, its constants fitted per group (each value of COL), the errors pooled over "
+                  "every group (e.g. one group per battery cell)");
   cmd->add_flag("--no-gradient", a.noGradient,
                 "fit nothing: constants change only by the proposer's edits (the baseline for exact gradients)");
   cmd->add_option("--proposer", a.proposer,

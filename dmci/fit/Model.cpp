@@ -252,13 +252,12 @@ class DataModel : public Model {
 
 class ObjectiveModel : public Model {
  public:
-  ObjectiveModel(Fitted f, Prepared p) : p_(std::move(p)) { fitted_ = std::move(f); }
+  ObjectiveModel(Fitted f, Prepared p, std::unique_ptr<PreparedRun> held) : p_(std::move(p)), held_(std::move(held)) {
+    fitted_ = std::move(f);
+  }
 
   double loss(const std::vector<double>& theta, std::vector<double>* grad) override {
-    std::vector<double> values;
-    for (const auto& [n, x] : p_.fixed) values.push_back(x);
-    values.insert(values.end(), theta.begin(), theta.end());
-    auto ev = (grad ? p_.withGradient : p_.valueOnly)->run(values);
+    auto ev = (grad ? p_.withGradient : p_.valueOnly)->run(values(theta));
     if (!ev) throw DmciError(ev.error());
     if (ev->isTensor) throw DmciError(usage("the program's value (the loss) must be a number, not a tensor"));
     if (grad) {
@@ -271,12 +270,26 @@ class ObjectiveModel : public Model {
     }
     return ev->value;
   }
-  std::optional<double> holdoutLoss(const std::vector<double>&) override { return std::nullopt; }
+  std::optional<double> holdoutLoss(const std::vector<double>& theta) override {
+    if (!held_) return std::nullopt;
+    auto ev = held_->run(values(theta));
+    if (!ev) throw DmciError(ev.error());
+    if (ev->isTensor) throw DmciError(usage("the program's held-out value must be a number, not a tensor"));
+    return ev->value;
+  }
   std::vector<double> predict(const std::vector<double>&) override { return {}; }
   std::vector<std::string> inputs() const override { return {}; }
 
  private:
   Prepared p_;
+  std::unique_ptr<PreparedRun> held_;  // the program on the held-out bindings, value only; or null
+
+  std::vector<double> values(const std::vector<double>& theta) const {
+    std::vector<double> v;
+    for (const auto& [n, x] : p_.fixed) v.push_back(x);
+    v.insert(v.end(), theta.begin(), theta.end());
+    return v;
+  }
 };
 
 // The seed of the literal-finding run: the --bind values and, in data mode, row 0's inputs.
@@ -328,7 +341,25 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   auto prepared = prepareRuns(s, *fitted, free, *f);
   if (!prepared) return prepared.error();
   if (s.data) return std::unique_ptr<Model>(new DataModel(s, std::move(*f), std::move(*prepared)));
-  return std::unique_ptr<Model>(new ObjectiveModel(std::move(*f), std::move(*prepared)));
+  std::unique_ptr<PreparedRun> held;
+  if (!s.holdoutBindings.empty()) {  // the same program on the held-out bindings
+    std::vector<DataBinding> bindings = s.dataBindings;
+    for (const auto& b : s.holdoutBindings) {
+      auto it = std::find_if(bindings.begin(), bindings.end(), [&](const DataBinding& d) { return d.name == b.name; });
+      if (it == bindings.end())
+        return usage("--holdout-data-list " + b.name + ": not bound by --data-list or --data-vec as well");
+      *it = b;
+    }
+    auto heldDefs = dataDefinitions(bindings);
+    if (!heldDefs) return heldDefs.error();
+    auto heldProgram =
+        Program::fromTexts({{*heldDefs, "<data>"}, {replaceTokens(s.programText, f->literals, tokens), s.programPath}});
+    if (!heldProgram) return heldProgram.error();
+    auto heldRuns = prepareRuns(s, *heldProgram, free, *f);
+    if (!heldRuns) return heldRuns.error();
+    held = std::move(heldRuns->valueOnly);
+  }
+  return std::unique_ptr<Model>(new ObjectiveModel(std::move(*f), std::move(*prepared), std::move(held)));
 }
 
 }  // namespace dmci::fit

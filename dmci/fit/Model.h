@@ -45,6 +45,9 @@ struct ModelSpec {
   std::vector<size_t> trainRows, holdoutRows;  // empty train rows: every row
   // Objective mode.
   std::vector<DataBinding> dataBindings;
+  // Objective mode, held out: the same program with these bindings in place of the ones of the same names; its
+  // value at each iterate is the held-out loss (early stopping, and the pick of the best iterate).
+  std::vector<DataBinding> holdoutBindings;
 };
 
 // What a fit changes: parameters, then literals.

@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <iterator>
+#include <memory>
+#include <optional>
 
 #include "driver/Engine.h"
 #include "driver/Program.h"
@@ -60,39 +63,65 @@ std::string nonFiniteRow(const Task& t, const std::vector<double>& predicted) {
   return "";
 }
 
-// The fit of the named parameters and the literals; the fitted candidate and its predictions, or nullopt when
-// the fit does not run or does no better than the start.
+// The fit of the named parameters and the literals on `rows`: its values and its predictions (every row), or
+// nullopt when the fit does not run or does no better on `rows` than the start.
 struct Fitted {
-  Candidate candidate;
+  std::vector<double> theta;
   std::vector<double> predicted;
 };
 
-std::optional<Fitted> fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, const std::string& text,
-                                   const std::vector<std::string>& used, double startTrain, uint64_t seed) {
+struct FitRun {
+  std::unique_ptr<fit::Model> model;
+  std::optional<Fitted> fitted;
+};
+
+FitRun fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, const std::string& text,
+                    const std::vector<std::string>& used, const std::vector<size_t>& rows, double startRmse,
+                    uint64_t seed) {
   fit::ModelSpec spec;
   spec.programPath = kFile, spec.programText = text, spec.wrt = {"all"};
   for (const auto& name : used) spec.binds.emplace_back(name, c.params.at(name));
   spec.engine = s.engine, spec.options.threads = 1, spec.options.budget = s.budget;
-  spec.data = t.data, spec.target = t.target, spec.trainRows = t.train;  // selected on the training rows only
+  spec.data = t.data, spec.target = t.target, spec.trainRows = rows;  // selected on the training rows only
   auto model = fit::makeModel(spec);
-  if (!model) return std::nullopt;
+  if (!model) return {};
+  FitRun out{std::move(*model), std::nullopt};
   fit::FitSettings fs;
   fs.optimizer = "lbfgs", fs.method.lr = 1.0, fs.steps = s.iterations, fs.restarts = s.restarts, fs.seed = seed;
   fs.budgetSeconds = s.seconds, fs.patience = s.iterations + 1, fs.gtol = 0;
-  auto r = fit::runFit(**model, fs);
-  if (!r || r->theta.empty()) return std::nullopt;
-  auto predicted = catchErrors([&] { return (*model)->predict(r->theta); });
-  if (!predicted || !nonFiniteRow(t, *predicted).empty()) return std::nullopt;
-  if (!(rmse(t, *predicted, t.train) < startTrain)) return std::nullopt;
-  const fit::Fitted& f = (*model)->fitted();
-  Fitted out{c, std::move(*predicted)};
-  for (size_t k = 0; k < f.parameters; ++k) out.candidate.params[f.names[k]] = r->theta[k];
+  auto r = fit::runFit(*out.model, fs);
+  if (!r || r->theta.empty()) return out;
+  auto predicted = catchErrors([&] { return out.model->predict(r->theta); });
+  if (!predicted || !nonFiniteRow(t, *predicted).empty()) return out;
+  if (!(rmse(t, *predicted, rows) < startRmse)) return out;
+  out.fitted = Fitted{r->theta, std::move(*predicted)};
+  return out;
+}
+
+// `c` with the values `theta` in place of its parameters and literals (in the order of the model's names).
+std::optional<Candidate> withValues(const Candidate& c, const std::string& text, const fit::Fitted& f,
+                                    const std::vector<double>& theta) {
+  Candidate out = c;
+  for (size_t k = 0; k < f.parameters; ++k) out.params[f.names[k]] = theta[k];
   std::vector<std::string> tokens;
-  for (size_t k = 0; k < f.literals.size(); ++k) tokens.push_back(formatNumber(r->theta[f.parameters + k]));
+  for (size_t k = 0; k < f.literals.size(); ++k) tokens.push_back(formatNumber(theta[f.parameters + k]));
   auto forms = readForms(fit::replaceTokens(text, f.literals, tokens), kFile);
   if (!forms) return std::nullopt;
-  out.candidate.forms = std::move(*forms);
+  out.forms = std::move(*forms);
   return out;
+}
+
+// The rows of `a` that are also in `b` (both sorted).
+std::vector<size_t> common(const std::vector<size_t>& a, const std::vector<size_t>& b) {
+  std::vector<size_t> out;
+  std::set_intersection(a.begin(), a.end(), b.begin(), b.end(), std::back_inserter(out));
+  return out;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
@@ -134,11 +163,40 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
   if (auto bad = nonFiniteRow(task, *start); !bad.empty()) return done(bad);
   std::vector<double> predicted = std::move(*start);
   bool fittable = !used.empty() || std::any_of(c.forms.begin(), c.forms.end(), hasNumber);
-  if (s.gradient && fittable)
-    if (auto f = fitCandidate(task, s, out.fitted, text, used, rmse(task, predicted, task.train), seed)) {
-      out.fitted = std::move(f->candidate);
-      predicted = std::move(f->predicted);
+  if (s.gradient && fittable && task.groups.empty()) {
+    auto run = fitCandidate(task, s, out.fitted, text, used, task.train, rmse(task, predicted, task.train), seed);
+    if (run.fitted)
+      if (auto fitted = withValues(out.fitted, text, run.model->fitted(), run.fitted->theta)) {
+        out.fitted = std::move(*fitted);
+        predicted = std::move(run.fitted->predicted);
+      }
+  } else if (s.gradient && fittable) {
+    // One fit per group on its training rows; its predictions replace the start's on the group's rows.
+    std::vector<std::vector<double>> thetas;
+    const fit::Fitted* names = nullptr;
+    std::vector<double> pooled = predicted;
+    std::vector<std::unique_ptr<fit::Model>> models;
+    for (size_t g = 0; g < task.groups.size(); ++g) {
+      std::vector<size_t> rows = common(task.train, task.groups[g]);
+      if (rows.empty()) continue;
+      auto run = fitCandidate(task, s, out.fitted, text, used, rows, rmse(task, predicted, rows), seed + g);
+      if (!run.fitted) continue;
+      for (size_t r : task.groups[g]) pooled[r] = run.fitted->predicted[r];
+      thetas.push_back(run.fitted->theta);
+      names = &run.model->fitted();
+      models.push_back(std::move(run.model));
     }
+    if (!thetas.empty()) {
+      std::vector<double> mid(thetas[0].size());
+      for (size_t k = 0; k < mid.size(); ++k) {
+        std::vector<double> v;
+        for (const auto& th : thetas) v.push_back(th[k]);
+        mid[k] = median(v);
+      }
+      if (auto fitted = withValues(out.fitted, text, *names, mid)) out.fitted = std::move(*fitted);
+      predicted = std::move(pooled);
+    }
+  }
   out.trainRmse = rmse(task, predicted, task.train);
   out.holdoutRmse = rmse(task, predicted, task.holdout);
   return done("");

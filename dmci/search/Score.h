@@ -9,6 +9,12 @@
 //            numeric literal, on the training rows; the fitted values replace the literals in the program. The
 //            start is kept when no iterate does better. Without gradients the candidate is scored as it is.
 //   score    the root-mean-square error on the held-out rows (and on the training rows, reported)
+//
+// With groups (dmci search --group COL: one group per value of the column, e.g. one battery cell each) the
+// structure is shared and its constants are not: the fit runs once per group on that group's training rows, each
+// group's rows are predicted by its own fit, and the errors are pooled over every group's rows. The fitted
+// candidate then carries, for each literal and parameter, the median of the groups' fitted values (the start of
+// its children's fits, and the program reported).
 #pragma once
 #include <cstdint>
 #include <limits>
@@ -27,7 +33,8 @@ struct Task {
   std::string target;
   std::vector<std::string> vars, params;
   std::vector<size_t> train, holdout;
-  double spread = 1;  // the target's max - min, over every row
+  std::vector<std::vector<size_t>> groups;  // when not empty: the rows of each group (every row in one)
+  double spread = 1;                        // the target's max - min, over every row
 };
 
 struct ScoreSettings {

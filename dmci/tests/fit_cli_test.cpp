@@ -122,6 +122,26 @@ TEST_F(FitCli, ObjectiveModeBindsAColumnAsAVector) {
   EXPECT_NEAR(nlohmann::json::parse(o.out)["params"]["mu"].get<double>(), 6.75 / 4, 1e-12);
 }
 
+// Objective mode with a held-out binding: the weights ws pick the rows a loss scores; the fit's loss scores rows
+// 1-2 (centre 0.875), the held-out one rows 3-4 (centre 2.5). Adam from mu = 3 passes 2.5 on its way down: the
+// iterate kept is the one with the lowest held-out loss, not the training optimum.
+TEST_F(FitCli, AHeldOutBindingPicksTheIterateWithTheLowestHeldOutLoss) {
+  write("ys.csv", "ys,w,wv\n1.25,1,0\n0.5,1,0\n2.5,0,1\n2.5,0,1\n");
+  write("vec.scm", "; weighted squared distance to a centre\n(vsum (* ws (- ys mu) (- ys mu)))\n");
+  Outcome o = dmci(
+      "fit vec.scm --data-vec ys=ys.csv:ys --data-vec ws=ys.csv:w --holdout-data-list ws=ys.csv:wv "
+      "--bind mu=3 --optimizer adam --lr 0.01 --steps 400 --patience 1000 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  double mu = j["params"]["mu"].get<double>();
+  EXPECT_NEAR(mu, 2.5, 0.02);
+  EXPECT_NEAR(j["holdout_loss"].get<double>(), 2 * (mu - 2.5) * (mu - 2.5), 1e-12);
+  expectRefused(
+      "fit vec.scm --data-vec ys=ys.csv:ys --data-vec ws=ys.csv:w --holdout-data-list zs=ys.csv:wv "
+      "--bind mu=3",
+      "usage-error: --holdout-data-list zs: not bound by --data-list or --data-vec as well");
+}
+
 TEST_F(FitCli, ASplitHoldsOutTheRowsAtOrAboveTheValue) {
   Outcome o = dmci(std::string("fit osc.scm --data osc.csv --target y --json --split 't<6' ") + kStart);
   ASSERT_EQ(o.code, 0) << o.err;

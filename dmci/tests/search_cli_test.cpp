@@ -128,6 +128,22 @@ TEST_F(SearchCli, ABadSeedProgramIsAnErrorAtItsPosition) {
   EXPECT_FALSE(fs::exists(dir / "run"));
 }
 
+// --group: y = g·t in two groups; the structure (* 1.0 t) fits both once each group has its own slope.
+TEST_F(SearchCli, GroupFitsEachGroupsConstantsAndPoolsTheError) {
+  std::string csv = "g,t,y\n";
+  for (int i = 0; i < 40; ++i)
+    csv += std::to_string(1 + i / 20) + "," + std::to_string(0.1 * (i % 20)) + "," +
+           std::to_string((1 + i / 20) * 0.1 * (i % 20)) + "\n";
+  write("groups.csv", csv);
+  write("line.scm", "(* 1.5 t)\n");
+  Outcome o = dmci("search --data groups.csv --target y --seed-program line.scm --group g --evals 1 --jobs 1 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto best = json::parse(o.out).at("best");
+  EXPECT_LT(best.at("holdout_rmse").get<double>(), 1e-6);
+  Outcome bad = dmci("search --data groups.csv --target y --seed-program line.scm --group nope --evals 1");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+}
+
 TEST_F(SearchCli, UsageErrorsExitWithTwo) {
   EXPECT_EQ(dmci("search --data osc.csv --seed-program seed.scm").code, 2);  // no --target
   Outcome ops = dmci(search("--ops '+ frob'"));

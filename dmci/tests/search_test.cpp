@@ -156,6 +156,38 @@ TEST(SearchScore, ANonFinitePredictionFailsAtItsRow) {
   EXPECT_NE(s.error.find("is NaN at row 1 of the data (osc.csv:2)"), std::string::npos) << s.error;
 }
 
+// y = a_g · t with a different a_g in each of three groups (rows 0-29, 30-59, 60-89), one in five held out.
+struct Slopes {
+  fit::DataTable data;
+  Task task;
+  Slopes() {
+    data.path = "slopes.csv", data.names = {"t", "y"}, data.columns.resize(2);
+    task.groups.resize(3);
+    for (int i = 0; i < 90; ++i) {
+      double t = 0.1 * (i % 30), slope = 1.0 + 0.5 * (i / 30);
+      data.columns[0].push_back(t), data.columns[1].push_back(slope * t);
+      data.lines.push_back(static_cast<uint32_t>(i + 2));
+      (i % 5 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+      task.groups[static_cast<size_t>(i / 30)].push_back(static_cast<size_t>(i));
+    }
+    task.data = &data, task.target = "y", task.vars = {"t"}, task.spread = 5;
+  }
+};
+
+TEST(SearchScore, WithGroupsEachGroupHasItsOwnConstantsAndTheMedianIsKept) {
+  Slopes o;
+  ScoreSettings settings;
+  settings.iterations = 40;
+  Score grouped = scoreCandidate(o.task, settings, candidate("(* 1.2 t)"), 1);
+  ASSERT_TRUE(grouped.ok) << grouped.error;
+  EXPECT_LT(grouped.holdoutRmse, 1e-6);
+  EXPECT_EQ(printForms(grouped.fitted.forms), "(* 1.5 t)\n");  // the median of 1, 1.5 and 2
+  o.task.groups.clear();  // one constant for every row: the slopes' spread is left over
+  Score shared = scoreCandidate(o.task, settings, candidate("(* 1.2 t)"), 1);
+  ASSERT_TRUE(shared.ok) << shared.error;
+  EXPECT_GT(shared.holdoutRmse, 0.1);
+}
+
 // --- the search ---
 
 SearchSettings small(uint64_t evals, int jobs) {
