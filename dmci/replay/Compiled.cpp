@@ -103,6 +103,8 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const std::string& c
   out->fn_ = reinterpret_cast<Fn>(dlsym(out->handle_, function.c_str()));
   out->lanes_ = reinterpret_cast<LanesFn>(dlsym(out->handle_, (function + "_lanes").c_str()));
   if (!out->fn_ || !out->lanes_) return Error{ErrorKind::Io, out->path_ + " has no function " + function, {}};
+  const auto* guarded = static_cast<const int*>(dlsym(out->handle_, (function + "_guarded").c_str()));
+  out->guarded_ = !guarded || *guarded != 0;
   return out;
 }
 

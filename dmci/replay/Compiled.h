@@ -30,6 +30,9 @@ class CompiledTrace {
   void lanes(long n, const double* const* params, double* value, double* const* gradient, unsigned char* ok) const {
     lanes_(n, params, value, gradient, ok);
   }
+  // Whether lanes() writes verdicts: a trace without guards keeps every lane on its path, and its lane loop
+  // then takes a null `ok`.
+  bool guarded() const { return guarded_; }
   const std::string& library() const { return path_; }
   bool fromCache() const { return cached_; }
 
@@ -39,6 +42,7 @@ class CompiledTrace {
   LanesFn lanes_ = nullptr;
   std::string path_;
   bool cached_ = false;
+  bool guarded_ = true;
 };
 
 }  // namespace dmci::replay

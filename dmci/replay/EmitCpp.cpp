@@ -71,6 +71,9 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
                      " guards: straight-line C++ that long takes the compiler longer than replaying it",
                  {}};
   const emit::TensorEmitter tensors(t);
+  const bool perLane = t.hasTensorSteps();
+  // A trace with no guards keeps every lane on its path: its lane loop computes and stores, no verdicts.
+  const bool guarded = perLane || !t.guards.empty();
   // The body of one lane, in one of two forms:
   //   one lane   params[p] in, *value and gradient[k] out; a failed guard returns 1; the reverse sweep skips an
   //              entry whose adjoint is 0, as the native sweep does
@@ -136,7 +139,7 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
                ") : gd;  // " + what + "\n";
       return ind + "if (!" + holds + ") return 1;  // " + what + "\n";
     };
-    if (lanes) body << ind << "const long l = c + j;\n" << ind << "long long gd = 1;\n";
+    if (lanes) body << ind << "const long l = c + j;\n" << (guarded ? ind + "long long gd = 1;\n" : "");
     for (int32_t p = 0; p < t.params; ++p)
       body << ind << "const double " << slot(p) << " = "
            << (lanes ? std::to_string(p).insert(0, 1, 'p') + "[l]" : "params[" + std::to_string(p) + "]") << ";  // "
@@ -267,14 +270,13 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
              << ";  // d/d " << (k < req.gradientKeys.size() ? req.gradientKeys[k] : "?") << "\n";
       }
     }
-    body << ind << (lanes ? "good[j] = gd;\n" : "return 0;\n");
+    if (!lanes || guarded) body << ind << (lanes ? "good[j] = gd;\n" : "return 0;\n");
     return body.str();
   };
   auto one = emitBody(false, req.gradient, "  ");
   if (!one) return one.error();
   // A trace with tensor steps does not vectorise across lanes (each lane is Eigen code on small matrices): its lane
   // loop calls the one-lane function, so the compiler sees its code once, not three times.
-  const bool perLane = t.hasTensorSteps();
   auto lanesValue = perLane ? Result<std::string>(std::string()) : emitBody(true, false, "      ");
   if (!lanesValue) return lanesValue.error();
   auto lanesGradient = req.gradient && !perLane ? emitBody(true, true, "        ") : Result<std::string>(std::string());
@@ -305,10 +307,15 @@ Result<std::string> emitCpp(const Trace& t, const EmitRequest& req) {
   // whose verdicts are kept as 64-bit words and narrowed to bytes after: a loop over doubles that also stores
   // bytes does not vectorise.
   auto chunked = [&](const std::string& ind, const std::string& laneBody) {
+    if (!guarded)
+      return ind + "const long c = 0;\n" + ind + "for (long j = 0; j < n; ++j) {\n" + laneBody + ind + "}\n" + ind +
+             "if (verdict)\n" + ind + "  for (long j = 0; j < n; ++j) verdict[j] = 1;\n";
     return ind + "for (long c = 0; c < n; c += 64) {\n" + ind + "  const long m = n - c < 64 ? n - c : 64;\n" + ind +
            "  long long good[64];\n" + ind + "  for (long j = 0; j < m; ++j) {\n" + laneBody + ind + "  }\n" + ind +
            "  for (long j = 0; j < m; ++j) verdict[c + j] = static_cast<unsigned char>(good[j]);\n" + ind + "}\n";
   };
+  // Whether the lane loop writes verdicts: without guards every lane stays on the path (ok may then be null).
+  o << "extern \"C\" const int " << req.function << "_guarded = " << (guarded ? 1 : 0) << ";\n\n";
   if (perLane) {
     const std::string np = std::to_string(std::max<int32_t>(t.params, 1));
     const std::string ng = std::to_string(std::max<size_t>(req.leaves.size(), 1));

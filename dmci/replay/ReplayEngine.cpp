@@ -408,9 +408,14 @@ class ReplayRun final : public PreparedRun {
       if (auto err = batch->run(p, n, vdst.data(), g, ok.data())) return *err;
       return finishLanes(pick, n, ok, value, grad, out, tally);
     }
-    // A compiled lane loop takes larger slices than the replayer's blocks: its calls and pointer tables are then
-    // a small part of the work (the slices of 8 blocks keep every core busy from 2^14 lanes on).
-    const size_t slice = fn ? size_t{8} * replay::kBlock : size_t{replay::kBlock};
+    // A compiled lane loop takes slices of about the same work, whatever the trace's length: up to 8 blocks for
+    // a short trace (its calls and pointer tables are then a small part of the work), down to 64 lanes for a
+    // long one, so that a batch of a long trace (the 2,800 operations of the Kalman bench) still spreads over
+    // every core. The replayer's slices are its blocks.
+    const replay::Trace& trace = tr.trace();
+    const size_t perLane = trace.ops.size() + trace.guards.size() + 64 * trace.tensorSteps.size() + 1;
+    const size_t slice = fn ? std::clamp<size_t>((size_t{1} << 14) / perLane / 64 * 64, 64, size_t{8} * replay::kBlock)
+                            : size_t{replay::kBlock};
     const size_t blocks = (n + slice - 1) / slice;
     // A worker for every 4 slices at least: waking one costs about as much as a few slices.
     const int threads =
@@ -421,6 +426,11 @@ class ReplayRun final : public PreparedRun {
       const size_t from = b * slice;
       const int count = static_cast<int>(std::min<size_t>(slice, n - from));
       uint8_t* verdict = ok.data() + from;
+      if (fn && !fn->guarded()) {  // no guards: every lane on the path, nothing to check
+        runCompiled(*fn, src, from, count, vdst, gdst, nullptr);
+        if (pick) std::memset(verdict, replay::kOnPath, static_cast<size_t>(count));
+        return;
+      }
       if (fn)
         runCompiled(*fn, src, from, count, vdst, gdst, verdict);
       else
