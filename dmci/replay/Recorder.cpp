@@ -125,7 +125,8 @@ void Recorder::applied(int id, const Value* args, int argc, Value& result) {
     if (dependentTensor(args[k])) depTensor = true;
     if (args[k].tag == Tag::Tensor) anyTensor = true;
   }
-  const char op = arithmeticOperator(id);
+  // Only a tensor primitive, or + - * / with a tensor, is a tensor step (the operator is asked for only then).
+  const char op = p.family == PrimFamily::Tensor || anyTensor ? arithmeticOperator(id) : 0;
   if (p.family == PrimFamily::Tensor || (op && anyTensor)) {
     if (p.lanes.reads == LaneReads::Lists ? !listsHoldDependent(args, argc) : !dep && !depTensor) return;
     return op ? tensorArithmetic(id, args, argc, result) : tensor(id, args, argc, result);
