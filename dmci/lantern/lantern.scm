@@ -85,9 +85,9 @@
 
 ;; --- the backpropagator ---
 
-;; The result `value` of an operation on args with local partials (one per argument): a dual when any
-;; argument is one, whose adjoint the rest of the computation returns and this sends back to the arguments.
-(define (%l-result value args partials)
+;; The result `value` of an operation on args: a dual when any argument is one, whose adjoint the rest of the
+;; computation returns and `back` (of the adjoints so far and ybar) sends on to the arguments.
+(define (%l-capture value args back)
   (if (%l-any-dual? args)
       (shift k
         (lambda (serial)
@@ -96,22 +96,17 @@
                  (ybar (%l-adjoint (cdr answer) y)))
             (if (null? ybar)
                 answer
-                (cons (car answer) (%l-propagate (cdr answer) args partials ybar))))))
+                (cons (car answer) (back (cdr answer) ybar))))))
       value))
 
-;; The result `value` of a tensor operation on args, with backs: for each argument, a procedure of ybar that
-;; gives its adjoint's share ('() for none), called only for an argument that is a dual.
+;; An operation with local partials (one per argument).
+(define (%l-result value args partials)
+  (%l-capture value args (lambda (adjoints ybar) (%l-propagate adjoints args partials ybar))))
+
+;; A tensor operation, with backs: for each argument, a procedure of ybar that gives its adjoint's share ('() for
+;; none), called only for an argument that is a dual.
 (define (%l-result* value args backs)
-  (if (%l-any-dual? args)
-      (shift k
-        (lambda (serial)
-          (let* ((y (%l-dual serial value))
-                 (answer ((k y) (+ serial 1)))
-                 (ybar (%l-adjoint (cdr answer) y)))
-            (if (null? ybar)
-                answer
-                (cons (car answer) (%l-send (cdr answer) args backs ybar))))))
-      value))
+  (%l-capture value args (lambda (adjoints ybar) (%l-send adjoints args backs ybar))))
 
 (define (%l-send adjoints args backs ybar)
   (if (null? args)

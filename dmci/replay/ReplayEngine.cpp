@@ -8,7 +8,6 @@
 #include <cstring>
 #include <deque>
 #include <map>
-#include <thread>
 
 #include "driver/ParallelLanes.h"
 #include "driver/Program.h"
