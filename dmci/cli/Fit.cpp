@@ -43,7 +43,7 @@ struct FitArgs {
   std::string checkpoint;
   double checkpointSeconds = 1;
   bool resume = false, json = false, quiet = false;
-  std::string log, report, out;
+  std::string log, report, out, bestTrace;
   std::string engine = "replay", via = "direct", device = "cpu";
   int threads = 0;
 };
@@ -133,6 +133,7 @@ FitSettings fitSettings(const FitArgs& a, const ModelSpec& spec) {
   s.steps = a.steps, s.restarts = a.restarts, s.jitter = a.jitter, s.seed = a.seed, s.gtol = a.gtol;
   s.patience = a.patience, s.budgetSeconds = a.budgetSeconds, s.budgetEvals = a.budgetEvals;
   s.checkpoint = a.checkpoint, s.checkpointSeconds = a.checkpointSeconds, s.resume = a.resume;
+  s.traceBests = !a.bestTrace.empty();
   if (a.resume && a.checkpoint.empty()) throw UsageError{"--resume needs --checkpoint FILE"};
   s.fingerprint = fingerprint(a, spec);
   return s;
@@ -193,6 +194,9 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
   FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed};
   if (!a.log.empty())
     if (auto ok = writeFileAtomically(a.log, curveCsv(r)); !ok) return reportError(ok.error(), a.json);
+  if (!a.bestTrace.empty())
+    if (auto ok = writeFileAtomically(a.bestTrace, bestTraceJsonl(model.fitted(), r)); !ok)
+      return reportError(ok.error(), a.json);
   if (!a.report.empty()) {
     FitPlot plot;
     bool data = spec.data != nullptr;
@@ -319,6 +323,10 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_flag("--resume", a.resume, "continue from --checkpoint FILE");
   cmd->add_flag("--json", a.json, "print one JSON object instead of the table");
   cmd->add_option("--log", a.log, "write the loss curve to this CSV file");
+  cmd->add_option("--best-trace", a.bestTrace,
+                  "write each iterate that was the fit's best when reached (by the held-out loss when there is one), "
+                  "with its time and values, to this file as JSON Lines: what any shorter budget would have "
+                  "returned");
   cmd->add_option("--report", a.report, "write report.md, loss.svg and fit.svg into this folder");
   cmd->add_option("--out", a.out, "write the program with its fitted literals (in place) to this file");
   cmd->add_flag("--quiet,-q", a.quiet, "no progress line");

@@ -94,6 +94,8 @@ class Driver {
   std::string stop_;  // why the whole fit stopped early
   bool nonFinite_ = false;
   double lastCheckpoint_ = -INFINITY;
+  double traceKey_ = INFINITY;    // the best held-out loss (or loss) traced so far
+  std::vector<BestPoint> bests_;  // traceBests: the new bests, in order
 
   double seconds() const {
     return secondsBefore_ + std::chrono::duration<double>(std::chrono::steady_clock::now() - began_).count();
@@ -143,6 +145,7 @@ class Driver {
     st_.previous = u;
     CurvePoint p{st_.restart, st_.iteration, st_.evaluations, seconds(), loss, bestLoss(), holdout};
     st_.curve.push_back(p);
+    traceBest(p, u);
     bool due = seconds() - lastCheckpoint_ >= s_.checkpointSeconds || st_.restartDone || st_.iteration == s_.steps;
     if (!s_.checkpoint.empty() && due) checkpoint(opt);
     if (progress_) progress_(p);
@@ -153,7 +156,19 @@ class Driver {
   void keepStart(Optimizer& opt) {
     std::vector<double> u = startOf(st_.restart), grad;
     const double loss = f_.loss(u, opt.usesGradient() ? &grad : nullptr);
-    if (std::isfinite(loss)) keepBest(u, loss, model_.holdoutLoss(f_.theta(u)));
+    if (!std::isfinite(loss)) return;
+    std::optional<double> holdout = model_.holdoutLoss(f_.theta(u));
+    keepBest(u, loss, holdout);
+    traceBest({st_.restart, 0, st_.evaluations, seconds(), loss, bestLoss(), holdout}, u);
+  }
+
+  // Keeps the iterate `p` (at u) when it is the best of the whole fit so far (traceBests only).
+  void traceBest(const CurvePoint& p, const std::vector<double>& u) {
+    if (!s_.traceBests) return;
+    double key = p.holdout ? *p.holdout : p.loss;
+    if (!(key < traceKey_)) return;
+    traceKey_ = key;
+    bests_.push_back({p, f_.theta(u)});
   }
 
   void keepBest(const std::vector<double>& u, double loss, std::optional<double> holdout) {
@@ -201,6 +216,7 @@ class Driver {
     r.nonFinite = nonFinite_;
     r.stop = !stop_.empty() ? stop_ : r.converged ? "converged" : "the step limit was reached";
     r.curve = st_.curve;
+    r.bests = std::move(bests_);
     return r;
   }
 };

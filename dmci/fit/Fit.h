@@ -7,7 +7,9 @@
 // the checkpoint (at most every checkpointSeconds). It stops a restart when the gradient vanishes (|∂L/∂u|∞ ≤ gtol),
 // when the point stops moving, after `steps` iterations, or when the held-out loss has not improved for `patience`
 // iterations; it stops the whole fit on a budget (evaluations, seconds) or on a loss that becomes NaN or infinite,
-// keeping the best parameters found so far. The result is the best restart's best iterate.
+// keeping the best parameters found so far. The result is the best restart's best iterate. Asked to (traceBests),
+// it also keeps every iterate that was the best of the whole fit when it was reached (by the held-out loss when
+// there is one), with its time and values: what a budget of any length up to the one spent would have returned.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -36,6 +38,13 @@ struct FitSettings {
   double checkpointSeconds = 1;  // 0: after every iteration
   bool resume = false;           // start from the checkpoint
   std::string fingerprint;       // names this fit in its checkpoint
+  bool traceBests = false;       // keep FitResult::bests
+};
+
+// An iterate that was the best of the whole fit when it was reached.
+struct BestPoint {
+  CurvePoint point;
+  std::vector<double> theta;
 };
 
 struct FitResult {
@@ -50,6 +59,7 @@ struct FitResult {
   bool nonFinite = false;  // it stopped on a NaN or infinite loss
   int bestRestart = 0;
   std::vector<CurvePoint> curve;
+  std::vector<BestPoint> bests;  // with traceBests: each new best, in order (since the start or the resume)
 };
 
 // Called after every iteration (the progress line).

@@ -37,6 +37,27 @@ nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, cons
           {"seed", info.seed}};
 }
 
+std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r) {
+  std::string out;
+  for (const auto& b : r.bests) {
+    nlohmann::ordered_json params = nlohmann::ordered_json::object(), literals = nlohmann::ordered_json::object();
+    for (size_t k = 0; k < fitted.names.size(); ++k)
+      (k < fitted.parameters ? params : literals)[fitted.names[k]] = jsonNumber(b.theta[k]);
+    const CurvePoint& p = b.point;
+    nlohmann::ordered_json line = {
+        {"restart", p.restart},
+        {"iteration", p.iteration},
+        {"evaluations", p.evaluations},
+        {"seconds", p.seconds},
+        {"loss", jsonNumber(p.loss)},
+        {"holdout_loss", p.holdout ? jsonNumber(*p.holdout) : nlohmann::ordered_json(nullptr)},
+        {"params", params},
+        {"literals", literals}};
+    out += line.dump() + "\n";
+  }
+  return out;
+}
+
 std::string resultTable(const Fitted& fitted, const FitResult& r) {
   std::string out = "  name                              start              fitted\n";
   for (size_t k = 0; k < fitted.names.size(); ++k) {

@@ -22,6 +22,9 @@ nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, cons
 std::string resultTable(const Fitted& fitted, const FitResult& r);
 // restart,iteration,evaluations,seconds,loss,best,holdout_loss: one line per iteration.
 std::string curveCsv(const FitResult& r);
+// --best-trace: one JSON object per line for each new best of the fit (FitResult::bests), {"restart",
+// "iteration", "evaluations", "seconds", "loss", "holdout_loss", "params", "literals"}.
+std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r);
 
 // The data and fitted values for the report's second plot (data mode): x is an input column or the row number.
 struct FitPlot {

@@ -150,6 +150,33 @@ TEST_F(FitCli, ASplitHoldsOutTheRowsAtOrAboveTheValue) {
   EXPECT_LT(j["holdout_loss"].get<double>(), 1e-12);
 }
 
+// --best-trace: each line a new best by the held-out loss, the last one the fit's answer; and a shorter budget
+// returns the last line it reaches (Adam spends one evaluation per iteration, so the lines' counts say which).
+TEST_F(FitCli, TheBestTraceSaysWhatEveryShorterBudgetReturns) {
+  write("wobbly.csv", oscillatorData(200, 0.05));
+  std::string fit = std::string("fit osc.scm --data wobbly.csv --target y --json --split 't<6' --optimizer adam ") +
+                    "--lr 0.02 --steps 300 --patience 1000 " + kStart;
+  Outcome o = dmci(fit + " --best-trace bests.jsonl");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto result = nlohmann::json::parse(o.out);
+  std::vector<nlohmann::json> lines;
+  std::istringstream in(slurp(dir / "bests.jsonl"));
+  for (std::string line; std::getline(in, line);) lines.push_back(nlohmann::json::parse(line));
+  ASSERT_GE(lines.size(), 3u);
+  for (size_t k = 1; k < lines.size(); ++k) {
+    EXPECT_LT(lines[k]["holdout_loss"].get<double>(), lines[k - 1]["holdout_loss"].get<double>());
+    EXPECT_GE(lines[k]["seconds"].get<double>(), lines[k - 1]["seconds"].get<double>());
+    EXPECT_GT(lines[k]["evaluations"].get<uint64_t>(), lines[k - 1]["evaluations"].get<uint64_t>());
+  }
+  EXPECT_EQ(lines.back()["params"], result["params"]);
+  EXPECT_EQ(lines.back()["holdout_loss"], result["holdout_loss"]);
+  const nlohmann::json& middle = lines[lines.size() / 2];
+  uint64_t budget = middle["evaluations"].get<uint64_t>();
+  Outcome shorter = dmci(fit + " --budget-evals " + std::to_string(budget));
+  ASSERT_EQ(shorter.code, 0) << shorter.err;
+  EXPECT_EQ(nlohmann::json::parse(shorter.out)["params"], middle["params"]);
+}
+
 // The kill-and-resume test: SIGKILL in the middle of a fit, --resume, and the parameters of the uninterrupted run.
 // Adam runs some 700 iterations over 2000 rows (the loss cannot reach zero); the fit is killed once it has written
 // its first checkpoint, and resumed from the last one it wrote.
