@@ -36,7 +36,7 @@ struct SearchArgs {
   uint64_t evals = 0;
   double seconds = 0, goal = 0;
   double holdout = 0.2;
-  std::string split, group;
+  std::string split, group, score = "holdout";
   bool noGradient = false;
   std::string proposer;
   double proposerTimeout = 30;
@@ -145,6 +145,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     if (operatorArity(op) == 0) throw UsageError{"--ops: '" + op + "' is not an operator (" + knownOperators() + ")"};
   s.score.gradient = !a.noGradient, s.score.iterations = a.iterations, s.score.restarts = a.restarts;
   s.score.engine = a.engine, s.score.budget.seconds = a.candidateSeconds, s.score.seconds = 5 * a.candidateSeconds;
+  s.score.scoreAll = a.score == "all";
   s.proposer = a.proposer, s.proposerTimeout = a.proposerTimeout, s.proposerEvery = a.proposerEvery;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
@@ -153,7 +154,8 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
   std::string all =
-      dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" + a.group;
+      dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" + a.group +
+      "\x1f" + a.score;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds}) all += "\x1f" + std::to_string(x);
   for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
@@ -181,7 +183,7 @@ SearchEvents events(const SearchArgs& a) {
     if (now - *last < std::chrono::milliseconds(100)) return;
     *last = now;
     std::fprintf(stderr, "\r\033[Ksearch: %llu evaluations  best %.6g (complexity %d)  front %zu  %.0f evals/s",
-                 static_cast<unsigned long long>(r.evaluations), r.found ? r.best.holdoutRmse : NAN,
+                 static_cast<unsigned long long>(r.evaluations), r.found ? r.best.score : NAN,
                  r.found ? r.best.complexity : 0, r.front.size(), r.seconds > 0 ? r.evaluations / r.seconds : 0.0);
     std::fflush(stderr);
   };
@@ -210,10 +212,11 @@ int searchCommand(const SearchArgs& a) {
     if (a.json) {
       std::cout << searchJson(*r, info).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (r->found) {
-      std::cout << "best (held-out RMSE " << r->best.holdoutRmse << ", complexity " << r->best.complexity << "):\n"
+      std::cout << "best (score " << r->best.score << ", held-out RMSE " << r->best.holdoutRmse << ", complexity "
+                << r->best.complexity << "):\n"
                 << bestProgram(*r, info) << "front:\n";
       for (const auto& m : r->front)
-        std::cout << "  " << m.complexity << "  " << m.holdoutRmse << "  " << printForms(m.candidate.forms);
+        std::cout << "  " << m.complexity << "  " << m.score << "  " << printForms(m.candidate.forms);
       std::cout << r->evaluations << " evaluations (" << r->failed << " failed) in " << r->seconds << " s\n";
     } else {
       std::cout << "no candidate scored in " << r->evaluations << " evaluations\n";
@@ -243,7 +246,7 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
       ->capture_default_str();
   cmd->add_option("--evals", a.evals, "stop after this many evaluations (default 2000 when --seconds is not given)");
   cmd->add_option("--seconds", a.seconds, "stop after this much time");
-  cmd->add_option("--goal", a.goal, "stop once the best held-out RMSE is at most this");
+  cmd->add_option("--goal", a.goal, "stop once the best score is at most this");
   auto* holdout = cmd->add_option("--holdout", a.holdout, "score on this fraction of the rows, held out (seeded)")
                       ->capture_default_str();
   cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest")
@@ -251,6 +254,12 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--group", a.group,
                   "COL: one structure, its constants fitted per group (each value of COL), the errors pooled over "
                   "every group (e.g. one group per battery cell)");
+  cmd->add_option("--score", a.score,
+                  "what candidates are ranked by: holdout (the RMSE on the held-out rows) or all (the RMSE on every "
+                  "row, the fitted rows' predictions still from the fit on them: a structure must fit its rows and "
+                  "predict the others)")
+      ->check(CLI::IsMember({"holdout", "all"}))
+      ->capture_default_str();
   cmd->add_flag("--no-gradient", a.noGradient,
                 "fit nothing: constants change only by the proposer's edits (the baseline for exact gradients)");
   cmd->add_option("--proposer", a.proposer,

@@ -7,13 +7,13 @@
 namespace dmci::search {
 
 bool better(const Member& a, const Member& b) {
-  if (a.holdoutRmse != b.holdoutRmse) return a.holdoutRmse < b.holdoutRmse;
+  if (a.score != b.score) return a.score < b.score;
   if (a.complexity != b.complexity) return a.complexity < b.complexity;
   return a.evaluation < b.evaluation;
 }
 
 bool EliteArchive::offer(const Member& m) {
-  double relative = m.holdoutRmse / (spread_ > 0 ? spread_ : 1);
+  double relative = m.score / (spread_ > 0 ? spread_ : 1);
   int bin = relative > 0 ? static_cast<int>(std::floor(std::log10(relative))) : -16;
   std::pair<int, int> cell{std::clamp(bin, -16, 3), m.complexity};
   auto it = cells_.find(cell);
@@ -48,7 +48,7 @@ std::vector<Member> paretoFront(const std::vector<Member>& all) {
   });
   std::vector<Member> front;
   for (const auto& m : sorted)
-    if (front.empty() || m.holdoutRmse < front.back().holdoutRmse) front.push_back(m);
+    if (front.empty() || m.score < front.back().score) front.push_back(m);
   return front;
 }
 

@@ -1,10 +1,10 @@
 // What the search keeps of its scored candidates: members, the MAP-Elites archive and the Pareto front.
 //
-//   archive  one elite per cell of a grid binned by held-out error (a decade of error relative to the target's
+//   archive  one elite per cell of a grid binned by score (held-out error by default; a decade of error relative to the target's
 //            spread per bin, 1e-16 ... 1e3) and complexity (one bin per node count): the best candidate of each
 //            kind found so far, small or large, good or rough, so that parents keep coming from everywhere
 //            (as OpenEvolve's MAP-Elites does) and not only from the current leaders.
-//   front    the candidates no other beats on both held-out error and complexity, simplest first.
+//   front    the candidates no other beats on both score and complexity, simplest first.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -22,9 +22,10 @@ struct Member {
   double holdoutRmse = 0, trainRmse = 0;
   int complexity = 0;
   uint64_t evaluation = 0;  // which evaluation found it (1-based)
+  double score = 0;         // what the search ranks by: the held-out RMSE, or the RMSE on every row (--score all)
 };
 
-// Lower held-out error, then lower complexity, then found earlier: the order of "better".
+// Lower score (held-out error by default), then lower complexity, then found earlier: the order of "better".
 bool better(const Member& a, const Member& b);
 
 class EliteArchive {
@@ -46,7 +47,7 @@ class EliteArchive {
   std::map<std::pair<int, int>, Member> cells_;  // (error bin, complexity) -> elite
 };
 
-// The Pareto front of `all` (held-out error against complexity), by increasing complexity.
+// The Pareto front of `all` (score against complexity), by increasing complexity.
 std::vector<Member> paretoFront(const std::vector<Member>& all);
 
 }  // namespace dmci::search

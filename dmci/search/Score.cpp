@@ -199,6 +199,13 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
   }
   out.trainRmse = rmse(task, predicted, task.train);
   out.holdoutRmse = rmse(task, predicted, task.holdout);
+  if (s.scoreAll) {
+    std::vector<size_t> every(task.data->rows());
+    for (size_t r = 0; r < every.size(); ++r) every[r] = r;
+    out.score = rmse(task, predicted, every);
+  } else {
+    out.score = out.holdoutRmse;
+  }
   return done("");
 }
 

@@ -8,7 +8,9 @@
 //   fit      with gradients: a few L-BFGS iterations with restarts (fit/Fit.h) of the named parameters and every
 //            numeric literal, on the training rows; the fitted values replace the literals in the program. The
 //            start is kept when no iterate does better. Without gradients the candidate is scored as it is.
-//   score    the root-mean-square error on the held-out rows (and on the training rows, reported)
+//   score    the root-mean-square error on the held-out rows (and on the training rows, reported); the search
+//            ranks by it, or (scoreAll) by the error on every row, the fitted rows' predictions still those of
+//            the fit on them: a structure must then both fit its rows and predict the held-out ones
 //
 // With groups (dmci search --group COL: one group per value of the column, e.g. one battery cell each) the
 // structure is shared and its constants are not: the fit runs once per group on that group's training rows, each
@@ -44,6 +46,7 @@ struct ScoreSettings {
   std::string engine = "replay";
   Budget budget{2'000'000, 4'000'000, 2.0};  // per run: steps, heap cells, seconds
   double seconds = 10;                       // the whole fit's time budget
+  bool scoreAll = false;  // rank by the RMSE on every row (fitted and held out), not on the held-out rows alone
 };
 
 struct Score {
@@ -51,6 +54,7 @@ struct Score {
   std::string error;  // when failed: the error, as the user would read it
   double holdoutRmse = std::numeric_limits<double>::infinity();
   double trainRmse = std::numeric_limits<double>::infinity();
+  double score = std::numeric_limits<double>::infinity();  // what the search ranks by (ScoreSettings::scoreAll)
   int complexity = 0;
   Candidate fitted;  // the candidate with its fitted literals and parameters
   double seconds = 0;

@@ -26,8 +26,8 @@ constexpr size_t kFailuresKept = 20;
 // Generations in a row with nothing new to score before the search gives up (every child was seen before).
 constexpr int kBarrenGenerations = 200;
 
-// Held-out error with a small price on size: what tournaments and islands compare.
-double fitness(const Member& m) { return m.holdoutRmse * (1 + 0.01 * m.complexity); }
+// The score with a small price on size: what tournaments and islands compare.
+double fitness(const Member& m) { return m.score * (1 + 0.01 * m.complexity); }
 
 struct Pending {
   Candidate candidate;
@@ -58,6 +58,7 @@ json memberJson(const Member& m) {
   return {{"program", printForms(m.candidate.forms)},
           {"params", p},
           {"holdout_rmse", m.holdoutRmse},
+          {"score", m.score},
           {"train_rmse", m.trainRmse},
           {"complexity", m.complexity},
           {"evaluation", m.evaluation}};
@@ -70,6 +71,7 @@ Member memberOf(const json& j) {
   m.candidate.forms = std::move(*forms);
   for (const auto& [name, v] : j.at("params").items()) m.candidate.params[name] = v.get<double>();
   m.holdoutRmse = j.at("holdout_rmse"), m.trainRmse = j.at("train_rmse");
+  m.score = j.value("score", m.holdoutRmse);
   m.complexity = j.at("complexity"), m.evaluation = j.at("evaluation");
   return m;
 }
@@ -204,7 +206,7 @@ class Loop {
     if (s_.evals && st_.evaluations >= s_.evals) return true;
     if (s_.seconds > 0 && seconds() >= s_.seconds) return true;
     const Member* best = st_.archive.best();
-    return s_.goal > 0 && best && best->holdoutRmse <= s_.goal;
+    return s_.goal > 0 && best && best->score <= s_.goal;
   }
 
   size_t draw(size_t n) { return std::uniform_int_distribution<size_t>(0, n - 1)(st_.rng); }
@@ -318,12 +320,12 @@ class Loop {
         }
         continue;
       }
-      Member m{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, st_.evaluations};
+      Member m{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, st_.evaluations, s.score};
       st_.seen.insert(canonicalHash(m.candidate.value(), hashDigits(s_)));
       const Member* before = st_.archive.best();
-      double bestBefore = before ? before->holdoutRmse : INFINITY;
+      double bestBefore = before ? before->score : INFINITY;
       st_.archive.offer(m);
-      if (m.holdoutRmse < bestBefore) st_.history.emplace_back(st_.evaluations, m.holdoutRmse);
+      if (m.score < bestBefore) st_.history.emplace_back(st_.evaluations, m.score);
       join(batch[k].island, m);
     }
   }

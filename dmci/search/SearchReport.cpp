@@ -34,6 +34,7 @@ ojson memberJson(const Member& m) {
   for (const auto& [name, v] : usedParams(m.candidate)) params[name] = jsonNumber(v);
   return {{"program", trimmed(printForms(m.candidate.forms))},
           {"holdout_rmse", jsonNumber(m.holdoutRmse)},
+          {"score", jsonNumber(m.score)},
           {"train_rmse", jsonNumber(m.trainRmse)},
           {"complexity", m.complexity},
           {"params", params},
@@ -72,7 +73,7 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
 std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
   if (!r.found) return "; dmci search found no candidate that scores\n";
   std::string out = "; dmci search from " + info.seedProgram + " on " + info.data + " (target " + info.target +
-                    ", seed " + std::to_string(info.seed) + "): held-out RMSE " + number(r.best.holdoutRmse) +
+                    ", seed " + std::to_string(info.seed) + "): score " + number(r.best.score) + ", held-out RMSE " + number(r.best.holdoutRmse) +
                     ", training RMSE " + number(r.best.trainRmse) + ", complexity " +
                     std::to_string(r.best.complexity) + ", found at evaluation " + std::to_string(r.best.evaluation) +
                     " of " + std::to_string(r.evaluations) + "\n";
@@ -85,12 +86,13 @@ std::string frontMarkdown(const SearchResult& r, const SearchInfo& info) {
                    "` (target `" + info.target + "`), seed " + std::to_string(info.seed) + ", gradients " +
                    (info.gradient ? "on" : "off") + ": " + std::to_string(r.evaluations) + " evaluations (" +
                    std::to_string(r.failed) + " failed) in " + number(r.seconds) + " s.\n\n" +
-                   "| complexity | held-out RMSE | training RMSE | program | parameters |\n|---:|---:|---:|---|---|\n";
+                   "| complexity | score | held-out RMSE | training RMSE | program | parameters |\n|---:|---:|---:|---:|---|---|\n";
   for (const auto& m : r.front) {
     std::string params;
     for (const auto& [name, v] : usedParams(m.candidate))
       params += (params.empty() ? "" : ", ") + name + " = " + number(v);
-    md += "| " + std::to_string(m.complexity) + " | " + number(m.holdoutRmse) + " | " + number(m.trainRmse) + " | `" +
+    md += "| " + std::to_string(m.complexity) + " | " + number(m.score) + " | " + number(m.holdoutRmse) + " | " +
+          number(m.trainRmse) + " | `" +
           trimmed(printForms(m.candidate.forms)) + "` | " + params + " |\n";
   }
   return md + "\n![front](front.svg)\n\n![progress](progress.svg)\n";
@@ -98,11 +100,11 @@ std::string frontMarkdown(const SearchResult& r, const SearchInfo& info) {
 
 Result<bool> writeSearchOutputs(const std::string& dir, const SearchResult& r, const SearchInfo& info) {
   namespace fs = std::filesystem;
-  fit::Chart front{"Pareto front", "complexity (nodes)", "held-out RMSE", true, {}};
+  fit::Chart front{"Pareto front", "complexity (nodes)", "score", true, {}};
   fit::Series points{"front", {}, {}, true, "#1f77b4"};
-  for (const auto& m : r.front) points.x.push_back(m.complexity), points.y.push_back(m.holdoutRmse);
+  for (const auto& m : r.front) points.x.push_back(m.complexity), points.y.push_back(m.score);
   front.series.push_back(points);
-  fit::Chart progress{"Best held-out RMSE", "evaluations", "held-out RMSE", true, {}};
+  fit::Chart progress{"Best score", "evaluations", "score", true, {}};
   fit::Series line{"best", {}, {}, false, "#d62728"};
   for (const auto& [e, h] : r.history) {
     if (!line.y.empty()) line.x.push_back(static_cast<double>(e)), line.y.push_back(line.y.back());  // steps

@@ -53,7 +53,7 @@ TEST_F(SearchCli, JsonHasTheBestProgramTheFrontAndTheCounts) {
   Outcome o = dmci(search("--evals 40 --json"));
   ASSERT_EQ(o.code, 0) << o.err;
   json j = json::parse(o.out);
-  for (const char* key : {"program", "holdout_rmse", "train_rmse", "complexity", "params"})
+  for (const char* key : {"program", "holdout_rmse", "score", "train_rmse", "complexity", "params"})
     EXPECT_TRUE(j.at("best").contains(key)) << key;
   EXPECT_FALSE(j.at("pareto").empty());
   EXPECT_GE(j.at("evaluations").get<int>(), 40);
@@ -65,7 +65,7 @@ TEST_F(SearchCli, OutWritesTheBestProgramTheFrontAndThePlots) {
   ASSERT_EQ(o.code, 0) << o.err;
   for (const char* f : {"best.scm", "front.md", "front.json", "front.svg", "progress.svg", "state.json"})
     EXPECT_TRUE(fs::exists(dir / "run" / f)) << f;
-  EXPECT_NE(slurp(dir / "run/front.md").find("| complexity | held-out RMSE |"), std::string::npos);
+  EXPECT_NE(slurp(dir / "run/front.md").find("| complexity | score | held-out RMSE |"), std::string::npos);
   EXPECT_EQ(slurp(dir / "run/best.scm").substr(0, 41), "; dmci search from seed.scm on osc.csv (t");
 }
 

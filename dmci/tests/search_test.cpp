@@ -188,6 +188,26 @@ TEST(SearchScore, WithGroupsEachGroupHasItsOwnConstantsAndTheMedianIsKept) {
   EXPECT_GT(shared.holdoutRmse, 0.1);
 }
 
+// --score all: the rank is the RMSE on every row, the fitted rows' predictions those of the fit on them. A
+// straight line fitted to the first rows of a curve: its score pools its training and held-out errors.
+TEST(SearchScore, ScoringEveryRowPoolsTheFittedAndTheHeldOutErrors) {
+  Oscillator o;
+  ScoreSettings settings;
+  settings.iterations = 40;
+  Score held = scoreCandidate(o.task, settings, candidate("(+ 0.5 (* 0.1 t))"), 1);
+  settings.scoreAll = true;
+  Score every = scoreCandidate(o.task, settings, candidate("(+ 0.5 (* 0.1 t))"), 1);
+  ASSERT_TRUE(held.ok && every.ok);
+  EXPECT_EQ(held.score, held.holdoutRmse);
+  EXPECT_EQ(every.holdoutRmse, held.holdoutRmse);
+  double nt = static_cast<double>(o.task.train.size()), nh = static_cast<double>(o.task.holdout.size());
+  double pooled = std::sqrt((nt * every.trainRmse * every.trainRmse + nh * every.holdoutRmse * every.holdoutRmse) /
+                            (nt + nh));
+  EXPECT_NEAR(every.score, pooled, 1e-12 * pooled);
+  EXPECT_GT(every.trainRmse, 0.1);  // a line does not fit the oscillator: the two errors differ
+  EXPECT_NE(every.score, every.holdoutRmse);
+}
+
 // --- the search ---
 
 SearchSettings small(uint64_t evals, int jobs) {
