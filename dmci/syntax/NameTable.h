@@ -24,6 +24,12 @@ class NameTable {
 
   size_t size() const { return used_; }
 
+  // Room for `n` names in all without growing: a pass about to bind a long letrec's names grows the table
+  // once instead of doubling through every size on the way (each doubling rehashes every slot).
+  void reserve(size_t n) {
+    if (capacityFor(n) > slots_.size()) rehash(capacityFor(n));
+  }
+
   V* find(std::string_view key) { return const_cast<V*>(std::as_const(*this).find(key)); }
   const V* find(std::string_view key) const {
     if (slots_.empty()) return nullptr;
@@ -79,8 +85,9 @@ class NameTable {
       if (!s.hash || (s.hash == h && s.key == key)) return i;
     }
   }
-  void grow() {
-    std::vector<Slot> old(slots_.empty() ? 16 : slots_.size() * 2);
+  void grow() { rehash(slots_.empty() ? 16 : slots_.size() * 2); }
+  void rehash(size_t capacity) {
+    std::vector<Slot> old(capacity);
     old.swap(slots_);
     for (Slot& s : old)
       if (s.hash) slots_[probe(s.key, s.hash)] = std::move(s);
