@@ -231,9 +231,11 @@ ExprPtr Expander::expr(const DatumPtr& d) {
       return CoreExpr::constant(d, d->pos);
   }
   const Datum& head = *d->items[0];
-  if (head.kind == DatumKind::Symbol && !isBound(head.text)) {
+  // The keyword table first: it is small and stays in cache, while the table of bound names holds every
+  // top-level define of a long program (most heads are procedure names, which are not keywords).
+  if (head.kind == DatumKind::Symbol) {
     auto it = keywords().find(head.text);
-    if (it != keywords().end()) {
+    if (it != keywords().end() && !isBound(head.text)) {
       if (d->tail) fail(*d, head.text + ": the form must be a proper list");
       return (this->*(it->second))(d);
     }
@@ -245,10 +247,9 @@ ExprPtr Expander::variable(const DatumPtr& d) {
   const std::string& n = d->text;
   if (isReservedName(n) && !opts_.allowInternal)
     fail(*d, "'" + n + "': names beginning with '%' are reserved for the implementation");
-  if (!isBound(n)) {
-    if (isMutator(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
-    if (keywords().count(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
-  }
+  // The small tables first; the bound names are looked up only for a mutator's or a keyword's name.
+  if (isMutator(n) && !isBound(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
+  if (keywords().count(n) && !isBound(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
   return CoreExpr::ref(n, d->pos);
 }
 
