@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "expand/CoreFold.h"
+#include "syntax/Arena.h"
 #include "syntax/NameTable.h"
 
 namespace dmci {
@@ -57,6 +58,7 @@ void forEachRef(const CoreExpr& root, OnRef&& onRef) {
       for (const auto& b : it.let->bindings) bound.push(b.first);
     }
     const CoreExpr& e = *it.e;
+    prefetchAfter(&e);
     if (e.kind == CoreKind::Ref) onRef(e, !bound.has(e.name));
     if (e.kind == CoreKind::Lambda)
       for (const auto& p : e.params) bound.push(p);
@@ -123,6 +125,7 @@ ExprPtr renameFree(const ExprPtr& e, const Renaming& rename) {
   };
   // Enters a node: a Lambda's parameters and a Letrec's names are in scope for all its children.
   auto enter = [&](const CoreExpr* n) -> Frame {
+    prefetchAfter(n);
     Frame f{n, 0, bound.size()};
     if (n->kind == CoreKind::Lambda)
       for (const auto& p : n->params) bound.push(p);
