@@ -120,10 +120,15 @@ void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std:
                            NameTable<bool>& defined, Scope& scope) {
   for (size_t i = from; i < forms.size(); ++i) {
     const Datum& f = *forms[i];
+    prefetchAfter(&f);
     if (isSplicedBegin(f)) {
       collectBody(f.items, 1, out, defined, scope);
     } else if (isDefine(f)) {
       const std::string& name = defineName(f);
+      if (defined.size() == 0) {  // room for as many defines as there are forms left (grown once, not doubling)
+        defined.reserve(forms.size() - i);
+        bound_.reserve(bound_.size() + forms.size() - i);
+      }
       if (!defined.tryEmplace(name, true).second) fail(f, "define: '" + name + "' is defined twice in this body");
       out.push_back({forms[i], name});
       scope.add(name);
@@ -220,6 +225,7 @@ std::vector<ExprPtr> Expander::exprsFrom(const DatumPtr& d, size_t from) {
 
 ExprPtr Expander::expr(const DatumPtr& d) {
   DepthGuard guard(*this, *d);
+  prefetchAfter(d.get());
   switch (d->kind) {
     case DatumKind::Nil:
       fail(*d, "empty application (): write '() for the empty list");
