@@ -18,6 +18,23 @@ bool isMutator(const std::string& name) {
   return kMutators.count(name) != 0;
 }
 
+// A self-evaluating number, boolean or character as a datum of the expander's own, made in its arena beside
+// the Const node that holds it. Lowering copies a constant's pointer and freeing releases it, each touching
+// the datum's count: the reader's datum lies far from the node, a cache miss apiece in a long program, and
+// it would keep the reader's arena alive as long as the tree. Other datums are shared as they are.
+DatumPtr ownLiteral(const DatumPtr& d) {
+  switch (d->kind) {
+    case DatumKind::Number:
+      return Datum::num(d->number, d->pos);
+    case DatumKind::Bool:
+      return Datum::boolean_(d->boolean, d->pos);
+    case DatumKind::Char:
+      return Datum::character(d->ch, d->pos);
+    default:
+      return d;
+  }
+}
+
 }  // namespace
 
 const std::unordered_map<std::string, Expander::Handler>& Expander::keywords() {
@@ -234,7 +251,7 @@ ExprPtr Expander::expr(const DatumPtr& d) {
     case DatumKind::List:
       break;
     default:
-      return CoreExpr::constant(d, d->pos);
+      return CoreExpr::constant(ownLiteral(d), d->pos);
   }
   const Datum& head = *d->items[0];
   // The keyword table first: it is small and stays in cache, while the table of bound names holds every
