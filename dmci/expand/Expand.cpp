@@ -132,23 +132,24 @@ bool Expander::isSplicedBegin(const Datum& d, int depth) const {
                      [&](const DatumPtr& x) { return isDefine(*x) || isSplicedBegin(*x, depth + 1); });
 }
 
-// Flattens spliced begins and binds each defined name as soon as it is seen; `defined` holds the body's names so far.
-void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
-                           NameTable<bool>& defined, Scope& scope) {
+// Flattens spliced begins and binds each defined name as soon as it is seen; `body` numbers the body, and a
+// name whose last defining body is this one is defined twice in it.
+void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, int body,
+                           Scope& scope) {
+  bool reserved = false;
   for (size_t i = from; i < forms.size(); ++i) {
     const Datum& f = *forms[i];
     prefetchAfter(&f);
     if (isSplicedBegin(f)) {
-      collectBody(f.items, 1, out, defined, scope);
+      collectBody(f.items, 1, out, body, scope);
     } else if (isDefine(f)) {
       const std::string& name = defineName(f);
-      if (defined.size() == 0) {  // room for as many defines as there are forms left (grown once, not doubling)
-        defined.reserve(forms.size() - i);
-        bound_.reserve(bound_.size() + forms.size() - i);
-      }
-      if (!defined.tryEmplace(name, true).second) fail(f, "define: '" + name + "' is defined twice in this body");
+      if (!reserved) bound_.reserve(bound_.size() + forms.size() - i);  // grown once for a long body, not doubling
+      reserved = true;
+      if (const BoundName* b = bound_.find(name); b && b->body == body)
+        fail(f, "define: '" + name + "' is defined twice in this body");
       out.push_back({forms[i], name});
-      scope.add(name);
+      bound_.find(scope.add(name))->body = body;
     } else {
       out.push_back({forms[i], ""});
     }
@@ -165,8 +166,7 @@ ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const 
   if (from >= forms.size()) fail(where, what + ": body is empty");
   Scope scope(*this);
   std::vector<BodyForm> parts;
-  NameTable<bool> defined;  // keyed by the names in the body's datums
-  collectBody(forms, from, parts, defined, scope);
+  collectBody(forms, from, parts, ++bodies_, scope);
   if (parts.empty()) fail(where, what + ": body is empty");
   if (!parts.back().name.empty())
     fail(*parts.back().form,
