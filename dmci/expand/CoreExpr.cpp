@@ -70,13 +70,17 @@ DatumPtr nodeDatum(const CoreExpr& e, std::span<DatumPtr> kids) {
   return Datum::nil(e.pos);
 }
 
-// Children of a node being freed; an outer destructor on this thread frees them one at a time.
+// Children of a node being freed; an outer destructor on this thread frees them one at a time, the last
+// handed over first.
 thread_local std::vector<ExprPtr>* tlPendingFree = nullptr;
 
+// Hands the children over last first, so that they are freed first to last: the order they lie in their
+// arena, which prefetchAfter reads ahead of (a long program's 100,000 top-level bindings freed from the last
+// went backwards through memory).
 void handOver(CoreExpr& e, std::vector<ExprPtr>& pending) {
-  for (auto& k : e.kids) pending.push_back(std::move(k));
-  for (auto& b : e.bindings) pending.push_back(std::move(b.second));
   if (e.body) pending.push_back(std::move(e.body));
+  for (auto b = e.bindings.rbegin(); b != e.bindings.rend(); ++b) pending.push_back(std::move(b->second));
+  for (auto k = e.kids.rbegin(); k != e.kids.rend(); ++k) pending.push_back(std::move(*k));
 }
 
 }  // namespace
@@ -148,6 +152,7 @@ CoreExpr::~CoreExpr() {
   while (!pending.empty()) {
     ExprPtr e = std::move(pending.back());
     pending.pop_back();
+    prefetchAfter(e.get());
     e.reset();  // when this was the last owner, its children join `pending`
   }
   tlPendingFree = nullptr;

@@ -18,6 +18,23 @@ bool isMutator(const std::string& name) {
   return kMutators.count(name) != 0;
 }
 
+// A self-evaluating number, boolean or character as a datum of the expander's own, made in its arena beside
+// the Const node that holds it. Lowering copies a constant's pointer and freeing releases it, each touching
+// the datum's count: the reader's datum lies far from the node, a cache miss apiece in a long program, and
+// it would keep the reader's arena alive as long as the tree. Other datums are shared as they are.
+DatumPtr ownLiteral(const DatumPtr& d) {
+  switch (d->kind) {
+    case DatumKind::Number:
+      return Datum::num(d->number, d->pos);
+    case DatumKind::Bool:
+      return Datum::boolean_(d->boolean, d->pos);
+    case DatumKind::Char:
+      return Datum::character(d->ch, d->pos);
+    default:
+      return d;
+  }
+}
+
 }  // namespace
 
 const std::unordered_map<std::string, Expander::Handler>& Expander::keywords() {
@@ -115,18 +132,24 @@ bool Expander::isSplicedBegin(const Datum& d, int depth) const {
                      [&](const DatumPtr& x) { return isDefine(*x) || isSplicedBegin(*x, depth + 1); });
 }
 
-// Flattens spliced begins and binds each defined name as soon as it is seen; `defined` holds the body's names so far.
-void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
-                           NameTable<bool>& defined, Scope& scope) {
+// Flattens spliced begins and binds each defined name as soon as it is seen; `body` numbers the body, and a
+// name whose last defining body is this one is defined twice in it.
+void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, int body,
+                           Scope& scope) {
+  bool reserved = false;
   for (size_t i = from; i < forms.size(); ++i) {
     const Datum& f = *forms[i];
+    prefetchAfter(&f);
     if (isSplicedBegin(f)) {
-      collectBody(f.items, 1, out, defined, scope);
+      collectBody(f.items, 1, out, body, scope);
     } else if (isDefine(f)) {
       const std::string& name = defineName(f);
-      if (!defined.tryEmplace(name, true).second) fail(f, "define: '" + name + "' is defined twice in this body");
+      if (!reserved) bound_.reserve(bound_.size() + forms.size() - i);  // grown once for a long body, not doubling
+      reserved = true;
+      if (const BoundName* b = bound_.find(name); b && b->body == body)
+        fail(f, "define: '" + name + "' is defined twice in this body");
       out.push_back({forms[i], name});
-      scope.add(name);
+      bound_.find(scope.add(name))->body = body;
     } else {
       out.push_back({forms[i], ""});
     }
@@ -143,8 +166,7 @@ ExprPtr Expander::bodyOf(const std::vector<DatumPtr>& forms, size_t from, const 
   if (from >= forms.size()) fail(where, what + ": body is empty");
   Scope scope(*this);
   std::vector<BodyForm> parts;
-  NameTable<bool> defined;  // keyed by the names in the body's datums
-  collectBody(forms, from, parts, defined, scope);
+  collectBody(forms, from, parts, ++bodies_, scope);
   if (parts.empty()) fail(where, what + ": body is empty");
   if (!parts.back().name.empty())
     fail(*parts.back().form,
@@ -220,6 +242,7 @@ std::vector<ExprPtr> Expander::exprsFrom(const DatumPtr& d, size_t from) {
 
 ExprPtr Expander::expr(const DatumPtr& d) {
   DepthGuard guard(*this, *d);
+  prefetchAfter(d.get());
   switch (d->kind) {
     case DatumKind::Nil:
       fail(*d, "empty application (): write '() for the empty list");
@@ -228,12 +251,14 @@ ExprPtr Expander::expr(const DatumPtr& d) {
     case DatumKind::List:
       break;
     default:
-      return CoreExpr::constant(d, d->pos);
+      return CoreExpr::constant(ownLiteral(d), d->pos);
   }
   const Datum& head = *d->items[0];
-  if (head.kind == DatumKind::Symbol && !isBound(head.text)) {
+  // The keyword table first: it is small and stays in cache, while the table of bound names holds every
+  // top-level define of a long program (most heads are procedure names, which are not keywords).
+  if (head.kind == DatumKind::Symbol) {
     auto it = keywords().find(head.text);
-    if (it != keywords().end()) {
+    if (it != keywords().end() && !isBound(head.text)) {
       if (d->tail) fail(*d, head.text + ": the form must be a proper list");
       return (this->*(it->second))(d);
     }
@@ -245,10 +270,9 @@ ExprPtr Expander::variable(const DatumPtr& d) {
   const std::string& n = d->text;
   if (isReservedName(n) && !opts_.allowInternal)
     fail(*d, "'" + n + "': names beginning with '%' are reserved for the implementation");
-  if (!isBound(n)) {
-    if (isMutator(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
-    if (keywords().count(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
-  }
+  // The small tables first; the bound names are looked up only for a mutator's or a keyword's name.
+  if (isMutator(n) && !isBound(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
+  if (keywords().count(n) && !isBound(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
   return CoreExpr::ref(n, d->pos);
 }
 

@@ -57,9 +57,10 @@ class Expander {
    public:
     explicit Scope(Expander& x) : x_(x) {}
     ~Scope() {
-      for (std::string_view n : added_) --*x_.bound_.find(n);  // a count of 0 stays: rebinding allocates nothing
+      for (std::string_view n : added_) --x_.bound_.find(n)->scopes;  // a count of 0 stays: rebinding allocates nothing
     }
-    void add(const std::string& n) { added_.push_back(x_.bind(n)); }
+    // Binds n here; returns the table's own copy of the name.
+    std::string_view add(const std::string& n) { return added_.emplace_back(x_.bind(n)); }
     void add(const std::vector<std::string>& ns) {
       for (const auto& n : ns) add(n);
     }
@@ -83,17 +84,17 @@ class Expander {
   };
 
   bool isBound(std::string_view n) const {
-    const int* count = bound_.find(n);
-    return count && *count > 0;
+    const BoundName* b = bound_.find(n);
+    return b && b->scopes > 0;
   }
   // Counts one more scope binding n; returns the table's own copy of the name.
   std::string_view bind(const std::string& n) {
-    if (auto [key, count] = bound_.entry(n); count) {
-      ++*count;
+    if (auto [key, b] = bound_.entry(n); b) {
+      ++b->scopes;
       return key;
     }
     boundNames_.push_back(n);
-    bound_.tryEmplace(boundNames_.back(), 1);
+    bound_.tryEmplace(boundNames_.back(), BoundName{1, 0});
     return boundNames_.back();
   }
   bool isKeyword(const Datum& d, const char* kw) const { return d.isSymbol(kw) && !isBound(kw); }
@@ -117,8 +118,7 @@ class Expander {
   // Bodies and definitions.
   bool isDefine(const Datum& d) const;
   bool isSplicedBegin(const Datum& d, int depth = 0) const;
-  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out,
-                   NameTable<bool>& defined, Scope& scope);
+  void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, int body, Scope& scope);
   ExprPtr body(const DatumPtr& where, size_t from, const std::string& what);
   ExprPtr bodyOf(const std::vector<DatumPtr>& forms, size_t from, const Datum& where, const std::string& what);
   ExprPtr letrecBody(const std::vector<BodyForm>& forms, size_t lastDefine, const Datum& where);
@@ -162,7 +162,15 @@ class Expander {
   ExprPtr quasiList(const DatumPtr& t, int level);
 
   ExpandOptions opts_;
-  NameTable<int> bound_;                // how many enclosing scopes bind each name (0: none now)
+  // What the expander knows of each name ever bound: how many enclosing scopes bind it now (0: none), and
+  // the last body that defined it (bodies are numbered as they are collected; 0: none), which finds a name
+  // defined twice in one body without a table of each body's own.
+  struct BoundName {
+    int scopes = 0;
+    int body = 0;
+  };
+  NameTable<BoundName> bound_;
+  int bodies_ = 0;                      // bodies collected so far
   std::deque<std::string> boundNames_;  // the text of bound_'s keys, one copy of each name ever bound
   std::map<std::string, int> counters_;
   int depth_ = 0;

@@ -9,6 +9,7 @@
 #include <unordered_set>
 
 #include "expand/CoreFold.h"
+#include "syntax/Arena.h"
 #include "syntax/NameTable.h"
 
 namespace dmci {
@@ -22,6 +23,8 @@ class Bound {
     const int* c = count_.find(n);
     return c && *c > 0;
   }
+  // Room for `more` names beyond those seen so far (a letrec of 100,000 defines grows the table once).
+  void reserve(size_t more) { count_.reserve(count_.size() + more); }
   void push(std::string_view n) {
     ++count_[n];
     names_.push_back(n);
@@ -50,14 +53,19 @@ void forEachRef(const CoreExpr& root, OnRef&& onRef) {
     Item it = work.back();
     work.pop_back();
     bound.popTo(it.mark);
-    if (it.let)
+    if (it.let) {
+      bound.reserve(it.let->bindings.size());
       for (const auto& b : it.let->bindings) bound.push(b.first);
+    }
     const CoreExpr& e = *it.e;
+    prefetchAfter(&e);
     if (e.kind == CoreKind::Ref) onRef(e, !bound.has(e.name));
     if (e.kind == CoreKind::Lambda)
       for (const auto& p : e.params) bound.push(p);
-    if (e.kind == CoreKind::Letrec)
+    if (e.kind == CoreKind::Letrec) {
+      bound.reserve(e.bindings.size());
       for (const auto& b : e.bindings) bound.push(b.first);
+    }
     // Children in reverse, so the first is visited first; a Let's body alone sees its names.
     size_t n = childCount(e);
     for (size_t k = n; k-- > 0;) {
@@ -105,26 +113,64 @@ std::vector<std::string> freeVars(const CoreExpr& e) {
 }
 
 ExprPtr renameFree(const ExprPtr& e, const Renaming& rename) {
-  NameTable<const std::string*> answers;                    // rename's answer for each free name
-  std::vector<std::pair<size_t, const std::string*>> hits;  // a reference's place in walk order, its new name
-  size_t refs = 0;
-  forEachRef(*e, [&](const CoreExpr& ref, bool free) {
-    size_t at = refs++;
-    if (!free) return;
-    auto [answer, fresh] = answers.tryEmplace(ref.name, nullptr);
-    if (fresh) *answer = rename(ref.name);
-    if (*answer) hits.emplace_back(at, *answer);
-  });
-  if (hits.empty()) return e;
-  // Rebuilds only the spine above a renamed reference (foldCore meets the references in walk order too);
-  // untouched subtrees are shared.
-  size_t next = 0;
-  refs = 0;
-  return foldCore<ExprPtr>(*e, [&](const CoreExpr& node, std::span<ExprPtr> kids) -> ExprPtr {
-    if (node.kind != CoreKind::Ref) return withKids(node, kids);
-    if (next == hits.size() || hits[next].first != refs++) return nullptr;
-    return CoreExpr::ref(*hits[next++].second, node.pos);
-  });
+  // One post-order walk (foldCore's order, so the references come in the order forEachRef gives them) both
+  // tracks the names in scope and rebuilds the spine above each renamed reference; untouched subtrees are
+  // shared (their result is null). A second walk over a long program would read its whole tree again.
+  NameTable<const std::string*> answers;  // rename's answer for each free name
+  Bound bound;
+  struct Frame {
+    const CoreExpr* e;
+    size_t next;  // the next child to fold
+    size_t mark;  // how many names were bound when it was entered
+  };
+  // Enters a node: a Lambda's parameters and a Letrec's names are in scope for all its children.
+  auto enter = [&](const CoreExpr* n) -> Frame {
+    prefetchAfter(n);
+    Frame f{n, 0, bound.size()};
+    if (n->kind == CoreKind::Lambda)
+      for (const auto& p : n->params) bound.push(p);
+    if (n->kind == CoreKind::Letrec) {
+      bound.reserve(n->bindings.size());
+      for (const auto& b : n->bindings) bound.push(b.first);
+    }
+    return f;
+  };
+  std::vector<Frame> stack{enter(e.get())};
+  std::vector<ExprPtr> results;  // the finished children of every open frame, innermost last
+  bool renamed = false;
+  while (!stack.empty()) {
+    Frame& f = stack.back();
+    const CoreExpr& node = *f.e;
+    size_t n = childCount(node);
+    if (f.next < n) {
+      size_t k = f.next++;
+      if (node.kind == CoreKind::Let && k == n - 1) {  // a Let's body alone sees its names
+        bound.reserve(node.bindings.size());
+        for (const auto& b : node.bindings) bound.push(b.first);
+      }
+      stack.push_back(enter(child(node, k).get()));
+      continue;
+    }
+    ExprPtr r;
+    if (node.kind == CoreKind::Ref) {
+      if (!bound.has(node.name)) {
+        auto [answer, fresh] = answers.tryEmplace(node.name, nullptr);
+        if (fresh) *answer = rename(node.name);
+        if (*answer) r = CoreExpr::ref(**answer, node.pos);
+      }
+    } else if (renamed) {
+      size_t first = results.size() - n;
+      r = withKids(node, std::span<ExprPtr>(results.data() + first, n));
+      results.resize(first);
+    } else {
+      results.resize(results.size() - n);  // all null: nothing below was renamed yet
+    }
+    renamed = renamed || r;
+    bound.popTo(f.mark);
+    stack.pop_back();
+    results.push_back(std::move(r));
+  }
+  return results.back() ? std::move(results.back()) : e;
 }
 
 }  // namespace dmci

@@ -9,6 +9,7 @@
 
 #include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
+#include "syntax/Arena.h"
 #include "syntax/NameTable.h"
 
 namespace dmci {
@@ -164,6 +165,7 @@ class Lowering {
     std::vector<int> exits;
     const CoreExpr* e = &root;
     for (;;) {
+      prefetchAfter(e);
       if (e->kind == CoreKind::If)
         e = ifArm(*e, ctx, dst, tail, exits);
       else if (e->kind == CoreKind::Begin)
