@@ -153,9 +153,8 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.resume = true;
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
-  std::string all =
-      dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" + a.group +
-      "\x1f" + a.score;
+  std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" +
+                    a.group + "\x1f" + a.score;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds}) all += "\x1f" + std::to_string(x);
   for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,

@@ -73,8 +73,8 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
 std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
   if (!r.found) return "; dmci search found no candidate that scores\n";
   std::string out = "; dmci search from " + info.seedProgram + " on " + info.data + " (target " + info.target +
-                    ", seed " + std::to_string(info.seed) + "): score " + number(r.best.score) + ", held-out RMSE " + number(r.best.holdoutRmse) +
-                    ", training RMSE " + number(r.best.trainRmse) + ", complexity " +
+                    ", seed " + std::to_string(info.seed) + "): score " + number(r.best.score) + ", held-out RMSE " +
+                    number(r.best.holdoutRmse) + ", training RMSE " + number(r.best.trainRmse) + ", complexity " +
                     std::to_string(r.best.complexity) + ", found at evaluation " + std::to_string(r.best.evaluation) +
                     " of " + std::to_string(r.evaluations) + "\n";
   for (const auto& [name, v] : usedParams(r.best.candidate)) out += "; parameter " + name + " = " + number(v) + "\n";
@@ -82,18 +82,18 @@ std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
 }
 
 std::string frontMarkdown(const SearchResult& r, const SearchInfo& info) {
-  std::string md = "# `dmci search`: the Pareto front\n\nFrom `" + info.seedProgram + "` on `" + info.data +
-                   "` (target `" + info.target + "`), seed " + std::to_string(info.seed) + ", gradients " +
-                   (info.gradient ? "on" : "off") + ": " + std::to_string(r.evaluations) + " evaluations (" +
-                   std::to_string(r.failed) + " failed) in " + number(r.seconds) + " s.\n\n" +
-                   "| complexity | score | held-out RMSE | training RMSE | program | parameters |\n|---:|---:|---:|---:|---|---|\n";
+  std::string md =
+      "# `dmci search`: the Pareto front\n\nFrom `" + info.seedProgram + "` on `" + info.data + "` (target `" +
+      info.target + "`), seed " + std::to_string(info.seed) + ", gradients " + (info.gradient ? "on" : "off") + ": " +
+      std::to_string(r.evaluations) + " evaluations (" + std::to_string(r.failed) + " failed) in " + number(r.seconds) +
+      " s.\n\n" +
+      "| complexity | score | held-out RMSE | training RMSE | program | parameters |\n|---:|---:|---:|---:|---|---|\n";
   for (const auto& m : r.front) {
     std::string params;
     for (const auto& [name, v] : usedParams(m.candidate))
       params += (params.empty() ? "" : ", ") + name + " = " + number(v);
     md += "| " + std::to_string(m.complexity) + " | " + number(m.score) + " | " + number(m.holdoutRmse) + " | " +
-          number(m.trainRmse) + " | `" +
-          trimmed(printForms(m.candidate.forms)) + "` | " + params + " |\n";
+          number(m.trainRmse) + " | `" + trimmed(printForms(m.candidate.forms)) + "` | " + params + " |\n";
   }
   return md + "\n![front](front.svg)\n\n![progress](progress.svg)\n";
 }

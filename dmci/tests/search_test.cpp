@@ -201,8 +201,8 @@ TEST(SearchScore, ScoringEveryRowPoolsTheFittedAndTheHeldOutErrors) {
   EXPECT_EQ(held.score, held.holdoutRmse);
   EXPECT_EQ(every.holdoutRmse, held.holdoutRmse);
   double nt = static_cast<double>(o.task.train.size()), nh = static_cast<double>(o.task.holdout.size());
-  double pooled = std::sqrt((nt * every.trainRmse * every.trainRmse + nh * every.holdoutRmse * every.holdoutRmse) /
-                            (nt + nh));
+  double pooled =
+      std::sqrt((nt * every.trainRmse * every.trainRmse + nh * every.holdoutRmse * every.holdoutRmse) / (nt + nh));
   EXPECT_NEAR(every.score, pooled, 1e-12 * pooled);
   EXPECT_GT(every.trainRmse, 0.1);  // a line does not fit the oscillator: the two errors differ
   EXPECT_NE(every.score, every.holdoutRmse);
