@@ -1,10 +1,9 @@
 // What the search keeps of its scored candidates: members, the MAP-Elites archive and the Pareto front.
 //
-//   archive  one elite per cell of a grid binned by score (held-out error by default; a decade of error relative to the
-//   target's
-//            spread per bin, 1e-16 ... 1e3) and complexity (one bin per node count): the best candidate of each
-//            kind found so far, small or large, good or rough, so that parents keep coming from everywhere
-//            (as OpenEvolve's MAP-Elites does) and not only from the current leaders.
+//   archive  one elite per cell of a grid binned by score (the held-out error by default: a decade of error
+//            relative to the target's spread per bin, 1e-16 ... 1e3) and complexity (one bin per node count):
+//            the best candidate of each kind found so far, small or large, good or rough, so that parents keep
+//            coming from everywhere (as OpenEvolve's MAP-Elites does) and not only from the current leaders.
 //   front    the candidates no other beats on both score and complexity, simplest first.
 #pragma once
 #include <cstdint>

@@ -381,20 +381,23 @@ std::string proposerPrompt(const Task& task, const SearchSettings& s, const std:
   }
   json bestJson = json::array();
   for (const auto& m : best) bestJson.push_back(memberJson(m));
-  json j = {{"task", "Propose Scheme programs (one expression each) that predict the column '" + task.target +
-                         "' from the variables. Numeric literals and the named parameters are fitted to the data by "
-                         "gradient descent before a program is scored, so write the structure and leave the constants "
-                         "rough. Lower held-out RMSE is better; simpler programs (fewer nodes) are preferred."},
-            {"reply", "a JSON array of program strings, e.g. [\"(* a (exp (- (* b t))))\"]"},
-            {"call", call},
-            {"want", s.proposerWant},
-            {"target", task.target},
-            {"variables", task.vars},
-            {"parameters", task.params},
-            {"operators", s.grammar.ops},
-            {"data", {{"rows", task.data->rows()}, {"columns", columns}, {"first_rows", sample}}},
-            {"best", bestJson},
-            {"failures", failuresJson(failures)}};
+  json j = {
+      {"task", "Propose Scheme programs (one expression each) that predict the column '" + task.target +
+                   "' from the variables. Numeric literals and the named parameters are fitted to the data by "
+                   "gradient descent before a program is scored, so write the structure and leave the constants "
+                   "rough. A lower score is better (" +
+                   (s.score.scoreAll ? "the RMSE on every row, fitted and held out" : "the RMSE on the held-out rows") +
+                   "); simpler programs (fewer nodes) are preferred."},
+      {"reply", "a JSON array of program strings, e.g. [\"(* a (exp (- (* b t))))\"]"},
+      {"call", call},
+      {"want", s.proposerWant},
+      {"target", task.target},
+      {"variables", task.vars},
+      {"parameters", task.params},
+      {"operators", s.grammar.ops},
+      {"data", {{"rows", task.data->rows()}, {"columns", columns}, {"first_rows", sample}}},
+      {"best", bestJson},
+      {"failures", failuresJson(failures)}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
