@@ -302,5 +302,289 @@ TEST_F(Untrusted, DmciEmitRefusesAFunctionNameThatIsNotAnIdentifier) {
   EXPECT_FALSE(fs::exists(dir / "out.cpp"));
 }
 
+// ---- the compiled cache ----
+
+// The code of (* 2.5 (* x x)), or of (* k (* x x)) for another constant: two entries of different code.
+std::string codeOf(double k = 2.5) {
+  auto prog = Program::fromText("(* " + std::to_string(k) + " (* x x))", "prog.scm");
+  EXPECT_TRUE(prog);
+  EvalOptions o;
+  o.wrt = {"x"};
+  o.leafParameters = true;
+  Evaluator rec(*prog, {"x"}, o);
+  replay::Trace t;
+  EXPECT_TRUE(rec.record({3.0}, t));
+  replay::EmitRequest req;
+  for (auto& [key, leaves] : rec.gradientLeaves()) req.gradientKeys.push_back(key), req.leaves.push_back(leaves);
+  auto code = replay::emitCpp(t, req);
+  EXPECT_TRUE(code);
+  return *code;
+}
+
+// The value at x = 3 through a built library (k * 9 for codeOf(k)).
+double valueAt3(const replay::CompiledTrace& fn) {
+  double x = 3, v = 0, g = 0;
+  EXPECT_EQ(fn(&x, &v, &g), 0);
+  return v;
+}
+
+unsigned modeOf(const fs::path& p) {
+  struct stat st {};
+  EXPECT_EQ(::lstat(p.c_str(), &st), 0) << p;
+  return st.st_mode & 07777;
+}
+
+// A shared library whose constructor aborts the process, at `path` (built by the system compiler).
+void plantAbortingLibrary(const fs::path& path) {
+  const fs::path src = path.string() + ".planted.cpp";
+  std::ofstream(src) << "static int planted = (__builtin_abort(), 0);\nextern \"C\" int dmci_trace() { return 0; }\n";
+  const std::string cmd = "c++ -shared -fPIC -o '" + path.string() + "' '" + src.string() + "'";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  fs::remove(src);
+}
+
+TEST(CompiledCache, TheFolderIsMadeOwnerOnlyAndAnEntryIsWritableByItsOwnerAlone) {
+  ScopedCache cache("mode");
+  ::setenv("DMCI_CACHE_DIR", (cache.dir / "a" / "b" / "compiled").c_str(), 1);  // parents made too
+  ::umask(0);  // the widest: the folder and the entry still get their own modes
+  auto fn = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ::umask(022);
+  ASSERT_TRUE(fn) << fn.error().str();
+  EXPECT_EQ(modeOf(cache.dir / "a" / "b" / "compiled"), 0700u);
+  EXPECT_EQ(modeOf((*fn)->library()) & 077u, 0u) << std::oct << modeOf((*fn)->library());
+  EXPECT_FALSE((*fn)->fromCache());
+  EXPECT_EQ(valueAt3(**fn), 22.5);
+  auto again = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ASSERT_TRUE(again) << again.error().str();
+  EXPECT_TRUE((*again)->fromCache());
+  EXPECT_EQ(valueAt3(**again), 22.5);
+}
+
+TEST(CompiledCache, AFolderOrEntryOthersCanWriteIsRefusedWithAClearError) {
+  ScopedCache cache("refuse");
+  auto fn = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ASSERT_TRUE(fn) << fn.error().str();
+  const fs::path entry = (*fn)->library();
+  for (unsigned mode : {0777u, 0720u, 0702u}) {
+    ::chmod(cache.dir.c_str(), mode);
+    auto refused = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+    ASSERT_FALSE(refused) << std::oct << mode;
+    EXPECT_NE(refused.error().message.find("is writable by group or others"), std::string::npos)
+        << refused.error().message;
+    EXPECT_NE(refused.error().message.find(cache.dir.string()), std::string::npos) << refused.error().message;
+  }
+  ::chmod(cache.dir.c_str(), 0700);
+  for (unsigned mode : {0666u, 0620u}) {
+    ::chmod(entry.c_str(), mode);
+    auto refused = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+    ASSERT_FALSE(refused) << std::oct << mode;
+    EXPECT_NE(refused.error().message.find(entry.string() + " is writable by group or others"), std::string::npos)
+        << refused.error().message;
+  }
+  ::chmod(entry.c_str(), 0600);
+  // A symbolic link in the entry's place (to a good library) is not followed.
+  const fs::path elsewhere = cache.dir.string() + ".lib";
+  fs::rename(entry, elsewhere);
+  fs::create_symlink(elsewhere, entry);
+  auto link = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  fs::remove(elsewhere);
+  ASSERT_FALSE(link);
+  EXPECT_NE(link.error().message.find("is a symbolic link"), std::string::npos) << link.error().message;
+}
+
+// Another user's folder or entry: only root can make one here to test it.
+TEST(CompiledCache, AnotherUsersFolderOrEntryIsRefused) {
+  if (::geteuid() != 0) GTEST_SKIP() << "making a file of another user's needs root";
+  ScopedCache cache("owner");
+  auto fn = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ASSERT_TRUE(fn) << fn.error().str();
+  const std::string entry = (*fn)->library();
+  ASSERT_EQ(::lchown(entry.c_str(), 65534, 65534), 0);
+  auto refused = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find(entry + " belongs to user 65534"), std::string::npos)
+      << refused.error().message;
+  ASSERT_EQ(::lchown(entry.c_str(), 0, 0), 0);
+  ASSERT_EQ(::chown(cache.dir.c_str(), 65534, 65534), 0);
+  refused = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("belongs to user 65534, not to this user"), std::string::npos)
+      << refused.error().message;
+  ASSERT_EQ(::chown(cache.dir.c_str(), 0, 0), 0);
+  EXPECT_TRUE(replay::CompiledTrace::build(codeOf(), "dmci_trace"));
+}
+
+// An entry that is not this code's library, or not the bytes the compiler wrote, is rebuilt (and then right).
+TEST(CompiledCache, AnEntryWhoseRecordDoesNotMatchItsCodeIsRebuiltNeverLoaded) {
+  ScopedCache cache("record");
+  auto a = replay::CompiledTrace::build(codeOf(2.5), "dmci_trace");
+  auto b = replay::CompiledTrace::build(codeOf(4.0), "dmci_trace");
+  ASSERT_TRUE(a && b);
+  const fs::path entryA = (*a)->library(), entryB = (*b)->library();
+  ASSERT_NE(entryA, entryB);
+  // Two entries loaded from the cache in one process are two libraries.
+  auto a2 = replay::CompiledTrace::build(codeOf(2.5), "dmci_trace");
+  auto b2 = replay::CompiledTrace::build(codeOf(4.0), "dmci_trace");
+  ASSERT_TRUE(a2 && b2);
+  EXPECT_TRUE((*a2)->fromCache() && (*b2)->fromCache());
+  EXPECT_EQ(valueAt3(**a2), 22.5);
+  EXPECT_EQ(valueAt3(**b2), 36.0);
+  const std::string bytesA = slurp(entryA), bytesB = slurp(entryB);
+  auto rebuiltFrom = [&](const std::string& entry, const char* what) {
+    fs::remove(entryA);
+    std::ofstream(entryA, std::ios::binary) << entry;
+    ::chmod(entryA.c_str(), 0600);
+    auto fn = replay::CompiledTrace::build(codeOf(2.5), "dmci_trace");
+    ASSERT_TRUE(fn) << what << ": " << fn.error().str();
+    EXPECT_FALSE((*fn)->fromCache()) << what;
+    EXPECT_EQ(valueAt3(**fn), 22.5) << what;                               // B's library would give 36
+    auto again = replay::CompiledTrace::build(codeOf(2.5), "dmci_trace");  // replaced by a whole entry of A's
+    ASSERT_TRUE(again) << what << ": " << again.error().str();
+    EXPECT_TRUE((*again)->fromCache()) << what;
+    EXPECT_EQ(valueAt3(**again), 22.5) << what;
+  };
+  rebuiltFrom(bytesB, "B's whole entry under A's name");
+  std::string flipped = bytesA;
+  flipped[flipped.size() / 3] = static_cast<char>(flipped[flipped.size() / 3] ^ 0x55);
+  rebuiltFrom(flipped, "a byte of the library changed");
+  rebuiltFrom(bytesA.substr(0, bytesA.size() - 20), "the record cut short");
+  rebuiltFrom(bytesA.substr(0, bytesA.size() / 2), "half the file");
+  // A library with no record at all (an earlier dmci's entry, or one put there), whose constructor aborts.
+  fs::remove(entryA);
+  plantAbortingLibrary(entryA);
+  auto fn = replay::CompiledTrace::build(codeOf(2.5), "dmci_trace");
+  ASSERT_TRUE(fn) << fn.error().str();
+  EXPECT_FALSE((*fn)->fromCache());
+  EXPECT_EQ(valueAt3(**fn), 22.5);
+}
+
+// Temporary files of a build whose process is gone are removed by the next build; a live one's are kept.
+TEST(CompiledCache, AKilledBuildsTemporaryFilesAreRemovedAndNeverLoaded) {
+  ScopedCache cache("stale");
+  ASSERT_TRUE(replay::CompiledTrace::build(codeOf(2.5), "dmci_trace"));
+  const pid_t gone = ::fork();
+  if (gone == 0) ::_exit(0);
+  ASSERT_GT(gone, 0);
+  ::waitpid(gone, nullptr, 0);
+  const std::string key =
+      fs::path(replay::CompiledTrace::build(codeOf(2.5), "dmci_trace").value()->library()).stem().string();
+  const fs::path staleSo = cache.dir / ("0123456789abcdef.tmp" + std::to_string(gone) + ".0.so");
+  const fs::path staleCpp = cache.dir / ("0123456789abcdef.tmp" + std::to_string(gone) + ".0.cpp");
+  const fs::path live = cache.dir / ("0123456789abcdef.tmp" + std::to_string(::getppid()) + ".0.cpp");
+  // A planted library under the temporary name of the very code being built: never loaded.
+  const fs::path plantedTmp = cache.dir / (key + ".tmp" + std::to_string(gone) + ".1.so");
+  std::ofstream(staleCpp) << "half a build";
+  std::ofstream(live) << "a build in progress";
+  plantAbortingLibrary(staleSo);
+  plantAbortingLibrary(plantedTmp);
+  auto fn = replay::CompiledTrace::build(codeOf(4.0), "dmci_trace");  // a new entry: a build
+  ASSERT_TRUE(fn) << fn.error().str();
+  EXPECT_EQ(valueAt3(**fn), 36.0);
+  EXPECT_FALSE(fs::exists(staleSo));
+  EXPECT_FALSE(fs::exists(staleCpp));
+  EXPECT_FALSE(fs::exists(plantedTmp));
+  EXPECT_TRUE(fs::exists(live));
+}
+
+// The cache folder's name with shell in it: the compiler runs without a shell, so nothing of it runs.
+TEST(CompiledCache, ACacheFolderWithShellInItsNameIsOnlyAName) {
+  ScopedCache cache("shell");
+  const fs::path marker = cache.dir.string() + "-pwned";
+  const fs::path dir = cache.dir / "x'$(touch \"$DMCI_MARKER\")'`touch \"$DMCI_MARKER\"`;touch \"$DMCI_MARKER\";'";
+  ::setenv("DMCI_MARKER", marker.c_str(), 1);
+  ::setenv("DMCI_CACHE_DIR", dir.c_str(), 1);
+  auto fn = replay::CompiledTrace::build(codeOf(), "dmci_trace");
+  ::unsetenv("DMCI_MARKER");
+  ASSERT_TRUE(fn) << fn.error().str();
+  EXPECT_EQ(valueAt3(**fn), 22.5);
+  EXPECT_FALSE(fs::exists(marker));
+  fs::remove(marker);
+}
+
+// Two dmci processes building the same entry at once (a compiler slowed by a second so that they overlap): both
+// give the native answer, and the cache ends with one whole entry and no temporary file.
+TEST_F(Untrusted, TwoProcessesBuildingOneEntryAtOnceBothEndWithAGoodLibrary) {
+  write("prog.scm", "(* 2.5 (* x x))");
+  write("slow-c++", "#!/bin/sh\nsleep 1\nexec c++ \"$@\"\n");
+  fs::permissions(dir / "slow-c++", fs::perms::owner_all);
+  const std::string run = "grad prog.scm --bind 'x=linspace(0,1,5)' --json --engine ";
+  Outcome native = dmci(run + "native");
+  ASSERT_EQ(native.code, 0) << native.err;
+  const std::string self = DMCI_BINARY_DIR "/dmci";
+  Outcome both = shell("export CXX=\"$PWD/slow-c++\"; '" + self + "' " + run + "compiled >a.json 2>a.err & '" + self +
+                       "' " + run + "compiled >b.json 2>b.err & wait %1 && wait %2");
+  ASSERT_EQ(both.code, 0) << slurp(dir / "a.err") << slurp(dir / "b.err");
+  EXPECT_EQ(slurp(dir / "a.json"), native.out) << slurp(dir / "a.err");
+  EXPECT_EQ(slurp(dir / "b.json"), native.out) << slurp(dir / "b.err");
+  std::vector<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir / "cache")) files.push_back(e.path().filename().string());
+  ASSERT_EQ(files.size(), 1u) << files.size() << " files, the first " << files[0];
+  EXPECT_EQ(fs::path(files[0]).extension(), ".so");
+  Outcome third = dmci(run + "compiled");
+  EXPECT_EQ(third.out, native.out) << third.err;
+}
+
+// Whether process `pid` is gone (or a zombie nobody has reaped yet).
+bool gone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all;
+  if (!std::getline(stat, all)) return true;
+  const size_t close = all.rfind(')');
+  return close != std::string::npos && close + 2 < all.size() && all[close + 2] == 'Z';
+}
+
+// A dmci killed by SIGTERM or SIGINT while its compiler runs ends, and so do the compiler and what it started
+// (a compiler that starts a child and sleeps, recording both process ids).
+TEST_F(Untrusted, ADmciKilledWhileCompilingTakesItsCompilerWithIt) {
+  write("prog.scm", "(* 2.5 (* x x))");
+  write("stuck-c++",
+        "#!/bin/sh\nsleep 300 &\necho $! >\"$DMCI_TEST_DIR/child.pid\"\necho $$ >\"$DMCI_TEST_DIR/cxx.tmp\"\n"
+        "mv \"$DMCI_TEST_DIR/cxx.tmp\" \"$DMCI_TEST_DIR/cxx.pid\"\nwait\n");
+  fs::permissions(dir / "stuck-c++", fs::perms::owner_all);
+  for (int sig : {SIGTERM, SIGINT}) {
+    fs::remove(dir / "cxx.pid");
+    fs::remove_all(dir / "cache");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::setenv("CXX", (dir / "stuck-c++").c_str(), 1);
+      ::setenv("DMCI_TEST_DIR", dir.c_str(), 1);
+      ::signal(SIGINT, SIG_DFL);  // as a shell starts a foreground command
+      ::signal(SIGTERM, SIG_DFL);
+      const std::string self = DMCI_BINARY_DIR "/dmci";
+      ::execl(self.c_str(), "dmci", "grad", "--engine", "compiled", (dir / "prog.scm").c_str(), "--bind", "x=3",
+              static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    pid_t cxx = 0, child = 0;
+    for (int k = 0; k < 600 && !fs::exists(dir / "cxx.pid"); ++k)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    ASSERT_TRUE(fs::exists(dir / "cxx.pid")) << "the compiler never started";
+    cxx = std::stoi(slurp(dir / "cxx.pid"));
+    child = std::stoi(slurp(dir / "child.pid"));
+    ASSERT_FALSE(gone(cxx) || gone(child));
+    ::kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    for (int k = 0; k < 100 && !(gone(cxx) && gone(child)); ++k)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    EXPECT_TRUE(gone(cxx)) << "signal " << sig << ": the compiler " << cxx << " still runs";
+    EXPECT_TRUE(gone(child)) << "signal " << sig << ": the compiler's child " << child << " still runs";
+    if (!gone(cxx)) ::kill(cxx, SIGKILL);
+    if (!gone(child)) ::kill(child, SIGKILL);
+  }
+}
+
+TEST_F(Untrusted, TheCompiledEngineRefusesACacheOthersCanWrite) {
+  write("prog.scm", "(* 2.5 (* x x))");
+  fs::create_directories(dir / "cache");
+  fs::permissions(dir / "cache", fs::perms::all);
+  Outcome o = dmci("grad --engine compiled prog.scm --bind x=3");
+  EXPECT_NE(o.code, 0);
+  EXPECT_NE(o.err.find("is writable by group or others (mode 0777): refusing to load code from it"), std::string::npos)
+      << o.err;
+}
+
 }  // namespace
 }  // namespace dmci
