@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -584,6 +585,70 @@ TEST_F(Untrusted, TheCompiledEngineRefusesACacheOthersCanWrite) {
   EXPECT_NE(o.code, 0);
   EXPECT_NE(o.err.find("is writable by group or others (mode 0777): refusing to load code from it"), std::string::npos)
       << o.err;
+}
+
+// ---- the audit (README, "Untrusted input"): each place a name or a program's text reaches a shell, a path, code
+// or a format string ----
+
+// A proposer's output is data: programs read by the reader, never a command line, never a file name. The
+// proposer itself is the user's own command (run by sh -c as typed); what dmci sends it goes on its standard input.
+TEST_F(Untrusted, AProposersOutputIsReadAsProgramsNotRunOrUsedAsPaths) {
+  std::string csv = "t,y\n";
+  for (int i = 0; i < 40; ++i) csv += std::to_string(0.1 * i) + "," + std::to_string(2.0 * 0.1 * i + 1.0) + "\n";
+  write("line.csv", csv);
+  write("seed.scm", "(* a t)\n");
+  write("hostile.sh",
+        "#!/bin/sh\ncat >/dev/null\n"
+        "printf '%s\\n' '[\"$(touch pwned1)\", \"`touch pwned2`\", \"(+ a (* b t)) ; $(touch pwned3)\", "
+        "\"\\\"; touch pwned4; \\\"\", \"../../outside\", \"/tmp/dmci-untrusted-absolute\", "
+        "\"(+ b (* a t))\"]'\n");
+  fs::permissions(dir / "hostile.sh", fs::perms::owner_all);
+  Outcome o = dmci(
+      "search --data line.csv --target y --seed-program seed.scm --jobs 1 --evals 30 --islands 1 --children 2 "
+      "--proposer ./hostile.sh --out run --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* f : {"pwned1", "pwned2", "pwned3", "pwned4", "outside"}) {
+    EXPECT_FALSE(fs::exists(dir / f)) << f;
+    EXPECT_FALSE(fs::exists(dir / "run" / f)) << f;
+  }
+  EXPECT_FALSE(fs::exists("/tmp/dmci-untrusted-absolute"));
+  std::set<std::string> files;
+  for (const auto& e : fs::directory_iterator(dir / "run")) files.insert(e.path().filename().string());
+  EXPECT_EQ(files,
+            (std::set<std::string>{"best.scm", "front.md", "front.json", "front.svg", "progress.svg", "state.json"}));
+}
+
+// A file name full of format directives is printed as it is (every printf-family format in the tree is a literal;
+// names are arguments).
+TEST_F(Untrusted, AFileNameWithFormatDirectivesIsPrintedAsItIs) {
+  const std::string name = "%n%s%s%x%%%p.scm";
+  write(name, "(car 1)");
+  ::setenv("DMCI_HOSTILE", name.c_str(), 1);
+  Outcome o = dmci("run \"$DMCI_HOSTILE\"");
+  EXPECT_EQ(o.code, 1) << o.err;
+  EXPECT_NE(o.err.find(name + ":1:1"), std::string::npos) << o.err;
+  // dmci check prints pair names and files through printf's %s: a failing pair named with directives.
+  write("c/p.scm", "(* x x)");
+  write("c/manifest.json",
+        R"({"version": 1, "pairs": [{"name": "%n%s%n%s", "file": "p.scm", "family": "f", "bind": {"x": 2.0},)"
+        R"( "wrt": ["x"], "literals": false, "expect": "pass", "closed_form": {"x": 5.0}}]})");
+  Outcome c = dmci("check c --jobs 1 --json '' --md ''");
+  EXPECT_EQ(c.code, 1) << c.out << c.err;
+  EXPECT_NE(c.out.find("FAIL %n%s%n%s (p.scm, expected pass)"), std::string::npos) << c.out;
+}
+
+// A --data-list or --data-vec name is written into the definitions read before the program: it must be one symbol.
+TEST_F(Untrusted, ADataBindingsNameMustBeOneSymbol) {
+  write("ys.csv", "ys\n1.25\n0.5\n3\n2\n");
+  write("vec.scm", "(vsum (* (- ys mu) (- ys mu)))\n");
+  for (const char* name : {"ys (define mu 5) (x", "ys))(define mu 5", "|ys|", "ys;", "1", "\"ys\""}) {
+    ::setenv("DMCI_HOSTILE", name, 1);
+    Outcome o = dmci("fit vec.scm --data-vec \"$DMCI_HOSTILE=ys.csv:ys\" --bind mu=0 --json");
+    EXPECT_EQ(o.code, 2) << name << ": " << o.out << o.err;
+    EXPECT_NE((o.out + o.err).find("the name must be a plain symbol"), std::string::npos) << name << ": " << o.out;
+  }
+  Outcome ok = dmci("fit vec.scm --data-vec ys=ys.csv:ys --bind mu=0 --json");
+  EXPECT_EQ(ok.code, 0) << ok.err;
 }
 
 }  // namespace
