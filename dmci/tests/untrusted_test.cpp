@@ -651,5 +651,24 @@ TEST_F(Untrusted, ADataBindingsNameMustBeOneSymbol) {
   EXPECT_EQ(ok.code, 0) << ok.err;
 }
 
+// A manifest's program files are paths inside its folder: an absolute path or a '..' is refused before anything is
+// read (a shared corpus cannot make dmci check read a file elsewhere).
+TEST_F(Untrusted, AManifestsFileStaysInsideItsFolder) {
+  write("secret.scm", "(* x x)");
+  write("c/p.scm", "(* x x)");
+  const std::string pair = R"(", "family": "f", "bind": {"x": 2.0}, "wrt": ["x"], "literals": false, "expect": "pass",)"
+                           R"( "closed_form": {"x": 4.0}}]})";
+  for (const std::string& file :
+       {(dir / "secret.scm").string(), std::string("../secret.scm"), std::string("sub/../../secret.scm")}) {
+    write("c/manifest.json", R"({"version": 1, "pairs": [{"name": "p", "file": ")" + file + pair);
+    Outcome o = dmci("check c --jobs 1 --json '' --md ''");
+    EXPECT_EQ(o.code, 2) << file << ": " << o.out << o.err;
+    EXPECT_NE(o.err.find("'file' must"), std::string::npos) << file << ": " << o.err;
+  }
+  write("c/manifest.json", R"({"version": 1, "pairs": [{"name": "p", "file": "p.scm)" + pair);
+  Outcome ok = dmci("check c --jobs 1 --json '' --md ''");
+  EXPECT_EQ(ok.code, 0) << ok.out << ok.err;
+}
+
 }  // namespace
 }  // namespace dmci
