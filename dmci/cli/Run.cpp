@@ -176,6 +176,7 @@ int traceCommand(const RunArgs& a, const Program& program, const LaneBatch& batc
   req.origin = (a.file.empty() ? std::string("-e") : a.file) + " recorded at";
   for (size_t k = 0; k < batch.params.size(); ++k) req.origin += " " + batch.params[k] + "=" + num(values[k]);
   req.gradient = true;
+  req.names = true;  // a header naming params[p] and gradient[k] for a reader, every name escaped
   for (auto& [key, leaves] : ev.gradientLeaves()) req.gradientKeys.push_back(key), req.leaves.push_back(leaves);
   auto code = replay::emitCpp(trace, req);
   if (!code) return reportError(code.error(), a.json);

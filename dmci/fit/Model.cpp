@@ -6,6 +6,7 @@
 
 #include "driver/Program.h"
 #include "fit/Names.h"
+#include "syntax/Reader.h"
 
 namespace dmci::fit {
 
@@ -17,9 +18,13 @@ Error usage(const std::string& msg) { return Error{ErrorKind::Usage, msg, {}}; }
 Result<std::string> dataDefinitions(const std::vector<DataBinding>& bindings) {
   std::string text;
   for (const auto& b : bindings) {
+    std::string option = b.vector ? "--data-vec " : "--data-list ";
+    // The name is written into the definitions' text: it must read back as that one symbol and nothing more.
+    auto name = readAll(b.name, "<data>");
+    if (!name || name->size() != 1 || (*name)[0]->kind != DatumKind::Symbol || (*name)[0]->text != b.name)
+      return usage(option + b.name + "=...: the name must be a plain symbol (no spaces, parentheses, quotes, ;)");
     auto table = readDataTable(b.path);
     if (!table) return table.error();
-    std::string option = b.vector ? "--data-vec " : "--data-list ";
     auto col = table->column(b.column, option + b.name);
     if (!col) return col.error();
     text += "(define " + b.name + (b.vector ? " (vec" : " (list");

@@ -1,7 +1,13 @@
 // A trace emitted as C++ (replay/EmitCpp.h), built by the system's C++ compiler at -O3 and loaded: the compiled
 // engine's kernel. Builds are cached by the content hash of the code and the compiler command, in the user's
 // cache folder ($DMCI_CACHE_DIR, else $XDG_CACHE_HOME/dmci/compiled, else ~/.cache/dmci/compiled), never in the
-// source tree; a build is written under a temporary name and renamed, so a cache entry is whole or absent.
+// source tree. The cache is the user's alone: the folder is made with mode 0700, and a library is loaded only when
+// the folder and the file belong to this user and nobody else can write them (else an error says which). Each
+// entry ends with a record of the code it was built from and a hash of its bytes: an entry of other code or with
+// damaged bytes is rebuilt, never loaded. A build is written under a temporary name, loaded from there and renamed
+// into place, so two processes building one entry each end with a whole library. The compiler runs without a
+// shell, in a process group of its own that a SIGTERM or SIGINT of dmci kills; a temporary file left by a killed
+// build is removed by a later build (and never loaded).
 #pragma once
 #include <memory>
 #include <string>

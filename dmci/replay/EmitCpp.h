@@ -15,6 +15,12 @@
 // Not every trace can be emitted: a Step through a native rule, a guard through one other than a comparison,
 // a number test or min/max, and the elementary functions without a one-line formula here (sigmoid, softplus,
 // round, asin, acos), and traces longer than kMaxEmittedSteps are refused with the reason.
+//
+// Names stay data: nothing the program, its file name or the caller's names say is copied into the code. Leaves
+// and gradient keys are numbers there (params[p], gradient[k]); their names are the trace's leafNames and the
+// request's gradientKeys, which the caller keeps (the compiled engine holds them beside the library). `dmci emit`
+// asks for a header comment naming them for a reader (EmitRequest::names): every name in it goes through
+// commentText, whose output has no byte that could end a // comment or continue it onto the next line.
 #pragma once
 #include <string>
 #include <vector>
@@ -28,13 +34,22 @@ namespace dmci::replay {
 inline constexpr size_t kMaxEmittedSteps = 4000;
 
 struct EmitRequest {
-  std::string function = "dmci_trace";
-  std::string origin;                        // what the header comment says the code was made from
+  std::string function = "dmci_trace";       // a C identifier (anything else is refused)
+  std::string origin;                        // with `names`: what the header says the code was made from (escaped)
   std::vector<std::string> gradientKeys;     // in the gradient's order
   std::vector<std::vector<int32_t>> leaves;  // per key, the leaves whose adjoints it sums
   bool gradient = true;
+  bool names = false;  // a header comment naming params[p] and gradient[k] (escaped); false: no names at all
 };
 
 Result<std::string> emitCpp(const Trace& t, const EmitRequest& req);
+
+// Any bytes as text for a // comment: letters, digits, space and punctuation that cannot end or continue a
+// comment (no newline or other control byte, no backslash, no '*', '/' or '?', nothing past ASCII) are kept; every
+// other byte, and '%' itself, is written %XX (two upper-case hex digits), so the text reads back exactly.
+std::string commentText(const std::string& s);
+
+// Whether `s` is a C identifier ([A-Za-z_][A-Za-z0-9_]*, at most 200 characters): what `function` must be.
+bool isCIdentifier(const std::string& s);
 
 }  // namespace dmci::replay

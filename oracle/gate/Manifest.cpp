@@ -2,6 +2,7 @@
 #include "oracle/gate/Manifest.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -130,6 +131,11 @@ GatePair parsePair(const json& p, size_t index) {
   GatePair g;
   g.name = requireString(p, "name", at, true);
   g.file = requireString(p, "file", at, true);
+  // A shared corpus names its programs: inside its own folder, never a path elsewhere on the machine.
+  if (std::filesystem::path(g.file).is_absolute() || g.file.find('\0') != std::string::npos)
+    throw ManifestError{at + ": 'file' must be a path relative to the manifest's folder, not '" + g.file + "'"};
+  for (const auto& part : std::filesystem::path(g.file))
+    if (part == "..") throw ManifestError{at + ": 'file' must stay inside the manifest's folder (no '..'): " + g.file};
   g.family = requireString(p, "family", at, true);
   if (!p.contains("bind")) throw ManifestError{at + ": missing 'bind'"};
   for (auto& [k, v] : numberObject(p, "bind", at)) g.bind.push_back({k, v});
