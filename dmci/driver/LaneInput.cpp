@@ -161,12 +161,15 @@ LaneBatch readJson(const std::string& path, const std::string& text) {
 }  // namespace
 
 Result<LaneBatch> readLaneFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Error{ErrorKind::Io, "cannot read lane file " + path, {}};
+  std::stringstream s;
+  s << in.rdbuf();
+  return parseLaneFile(s.str(), path);
+}
+
+Result<LaneBatch> parseLaneFile(const std::string& text, const std::string& path) {
   return catchErrors([&] {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw DmciError(ErrorKind::Io, "cannot read lane file " + path);
-    std::stringstream s;
-    s << in.rdbuf();
-    std::string text = s.str();
     size_t first = text.find_first_not_of(" \t\r\n");
     bool json = path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
     if (json || (first != std::string::npos && (text[first] == '{' || text[first] == '['))) return readJson(path, text);

@@ -31,6 +31,8 @@ Result<LaneBatch> parseLaneBindings(const std::vector<std::string>& binds);
 // ({"x": [...], ...}, an array per parameter, or [{"x": ..., ...}, ...], an object per lane). Errors name
 // the file, line and column.
 Result<LaneBatch> readLaneFile(const std::string& path);
+// The same from a lane file's text (`path` names it in errors, and a path ending in .json reads as JSON).
+Result<LaneBatch> parseLaneFile(const std::string& text, const std::string& path);
 // The lane file's parameters (if a path is given), then the bindings; all lane counts must agree, and a
 // NAME=NUMBER binding is the same in every lane.
 Result<LaneBatch> makeLanes(const std::vector<std::string>& binds, const std::string& laneFile);

@@ -31,7 +31,9 @@ void printTo(std::string& out, const Expr& e) {
     case Expr::Kind::Number:
       out += formatNumber(e.number);
       return;
-    case Expr::Kind::Symbol:
+    case Expr::Kind::Symbol:  // as the reader reads it back: |a b| is one symbol, not two
+      out += print(*Datum::symbol(e.text));
+      return;
     case Expr::Kind::Atom:
       out += e.text;
       return;
@@ -83,7 +85,7 @@ std::string canonical(const Expr& e, int digits, const std::vector<std::string>&
       return bucket(e.number, digits);
     case Expr::Kind::Symbol: {
       auto at = std::find(bound.begin(), bound.end(), e.text);
-      if (at == bound.end()) return e.text;
+      if (at == bound.end()) return print(*Datum::symbol(e.text));  // |a b| is not the two symbols a b
       std::string renamed = "_";
       return renamed += std::to_string(at - bound.begin());
     }

@@ -138,9 +138,17 @@ ProposerReply askProposer(const std::string& command, const std::string& prompt,
     r.error = "the proposer exited with status " + std::to_string(WEXITSTATUS(o.status)) + stderrTail;
   }
   if (!r.error.empty()) return r;
-  auto reply = nlohmann::json::parse(o.out, nullptr, false);
+  double seconds = r.seconds;
+  r = parseProposerOutput(o.out);
+  r.seconds = seconds;
+  return r;
+}
+
+ProposerReply parseProposerOutput(const std::string& out) {
+  ProposerReply r;
+  auto reply = nlohmann::json::parse(out, nullptr, false);
   if (reply.is_discarded() || !reply.is_array()) {
-    r.error = "the proposer's output is not a JSON array of program strings: '" + excerpt(o.out) + "'";
+    r.error = "the proposer's output is not a JSON array of program strings: '" + excerpt(out) + "'";
     return r;
   }
   for (const auto& item : reply) {

@@ -19,5 +19,8 @@ struct ProposerReply {
 };
 
 ProposerReply askProposer(const std::string& command, const std::string& prompt, double timeoutSeconds);
+// The reply's part that comes from the command's standard output alone: its programs, the items refused, or the
+// whole output's error (not a JSON array). askProposer uses it; the fuzzer reads hostile output through it.
+ProposerReply parseProposerOutput(const std::string& out);
 
 }  // namespace dmci::search

@@ -1,7 +1,9 @@
 // libFuzzer harness: arbitrary text through the reader, the printer, the expander and both routes under small budgets.
 //
-// Built by ci/libfuzzer with -fsanitize=fuzzer,address,undefined. Every input must end in a value or a clean
-// Error: a crash, a sanitizer report, a leak or a hang (past the budgets) is a finding.
+// Built by dmci_fuzz_harness (properties/libfuzzer/CMakeLists.txt): a libFuzzer binary for ci/libfuzzer, and in
+// every build a regression run over corpus/**/*.scm and crashes/program/ (ctest: libfuzzer_program). Every input
+// must end in a value or a clean Error: a crash, a sanitizer report, a leak or a hang (past the budgets) is a
+// finding.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
