@@ -255,8 +255,8 @@ class CeresMethod : public Optimizer {
       lastGradient_ = scaledGradient(r.data(), J.data(), r.size(), x_.size());
       double rn = 0;
       for (double ri : r) rn += ri * ri;
-      const bool vanished = std::sqrt(rn) <= 1e-10 * f.residualScale();  // zero residuals, to rounding
-      return vanished || lastGradient_ <= kConfirm * settings_.gtol;
+      vanished_ = std::sqrt(rn) <= 1e-10 * f.residualScale();  // zero residuals, to rounding
+      return vanished_ || lastGradient_ <= kConfirm * settings_.gtol;
     };
     judge(summary, each, confirmed, "the scaled gradient ‖P_J r‖/‖r‖");
   }
@@ -300,6 +300,7 @@ class CeresMethod : public Optimizer {
   }
 
   double lastGradient_ = 0;
+  bool vanished_ = false;  // the residuals vanished (a zero-residual fit)
 
   template <class Summary, class Confirm>
   void judge(const Summary& summary, const AfterEach& each, Confirm confirmed, const std::string& gradientWords) {
@@ -314,7 +315,9 @@ class CeresMethod : public Optimizer {
                (starts("Function tolerance") || starts("Parameter tolerance"))) {
       const std::string test = starts("Function tolerance") ? "ftol" : "xtol";
       if (confirmed())
-        stop_ = {test, msg + "; " + gradientWords + " " + g(lastGradient_)};
+        stop_ = {test, msg + "; " +
+                           (vanished_ ? std::string("the residuals vanished (|r| <= 1e-10 |y|)")
+                                      : gradientWords + " " + g(lastGradient_))};
       else
         stop_ = {"stalled", msg + " but " + gradientWords + " is still " + g(lastGradient_) + " (> 1e4*gtol " +
                                 g(kConfirm * settings_.gtol) + "): the method cannot make progress here"};
