@@ -193,7 +193,8 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
 
 // Every output, each whole: the table or JSON on stdout, then --log, --report, --out.
 int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const FitResult& r) {
-  FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed};
+  FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed, std::nullopt};
+  if (spec.data) info.droppedRows = spec.data->dropped;
   if (!a.log.empty())
     if (auto ok = writeFileAtomically(a.log, curveCsv(r)); !ok) return reportError(ok.error(), a.json);
   if (!a.bestTrace.empty())
@@ -224,9 +225,7 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
       return reportError(ok.error(), a.json);
   }
   if (a.json) {
-    auto j = resultJson(model.fitted(), r, info);
-    if (spec.data) j["dropped_rows"] = spec.data->dropped;
-    std::cout << j.dump() << "\n";
+    std::cout << resultJson(model.fitted(), r, info).dump() << "\n";
   } else {
     std::cout << resultTable(model.fitted(), r);
   }

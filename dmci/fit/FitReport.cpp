@@ -59,7 +59,20 @@ nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, cons
           {"ci95", u ? byName(interval) : null},
           {"covariance", u ? matrix(u->covariance) : null},
           {"correlation", u ? matrix(u->correlation) : null},
-          {"uncertainty_note", u && !u->note.empty() ? nlohmann::ordered_json(u->note) : null}};
+          {"uncertainty_note", u && !u->note.empty() ? nlohmann::ordered_json(u->note) : null},
+          {"dropped_rows", info.droppedRows ? nlohmann::ordered_json(*info.droppedRows) : null}};
+}
+
+Result<nlohmann::ordered_json> fitJson(const ModelSpec& spec, const FitSettings& settings, FitInfo info) {
+  auto model = makeModel(spec);
+  if (!model) return model.error();
+  auto r = runFit(**model, settings);
+  if (!r) return r.error();
+  if (info.optimizer.empty())
+    info.optimizer = settings.optimizer.empty() ? (spec.data && spec.loss.kind != LossKind::Mae ? "lm" : "lbfgs")
+                                                : settings.optimizer;
+  if (spec.data && !info.droppedRows) info.droppedRows = spec.data->dropped;
+  return resultJson((*model)->fitted(), *r, info);
 }
 
 std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r) {

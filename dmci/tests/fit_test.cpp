@@ -255,6 +255,28 @@ TEST(FitUncertainty, ParametersTheDataCannotIdentifyAreNamedAndHaveNoErrors) {
   EXPECT_EQ(j.dump().find("nan"), std::string::npos) << j.dump();
 }
 
+TEST(FitJson, AnInProcessFitGivesWhatTheToolPrints) {
+  auto csv = table({"t", "y"}, 20, [](size_t i) {
+    return std::vector<double>{0.1 * i, 1.0 + 2.0 * 0.1 * i + 0.01 * (i % 2)};
+  });
+  auto t = parseDataTable(csv, "data.csv");
+  ASSERT_TRUE(t.ok());
+  ModelSpec spec;
+  spec.programPath = "line.scm", spec.programText = "(+ c (* a t))", spec.binds = {{"c", 0}, {"a", 0}};
+  spec.data = &*t, spec.target = "y";
+  auto j = fitJson(spec, FitSettings{}, FitInfo{});
+  ASSERT_TRUE(j.ok()) << j.error().str();
+  EXPECT_EQ((*j)["optimizer"], "lm");
+  EXPECT_TRUE((*j)["converged"].get<bool>());
+  EXPECT_NEAR((*j)["params"]["a"].get<double>(), 2.0, 0.01);
+  EXPECT_EQ((*j)["dof"].get<int>(), 18);
+  EXPECT_EQ((*j)["dropped_rows"].get<int>(), 0);
+  spec.programText = "(+ c (* a t) zz)";
+  auto bad = fitJson(spec, FitSettings{}, FitInfo{});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("zz"), std::string::npos) << bad.error().str();
+}
+
 TEST(FitUncertainty, NoneForARobustLossOrObjectiveMode) {
   auto csv = table({"t", "y"}, 20, [](size_t i) { return std::vector<double>{0.1 * i, 1.0 + 0.1 * i}; });
   auto t = parseDataTable(csv, "data.csv");
