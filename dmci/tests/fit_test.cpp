@@ -498,6 +498,30 @@ TEST(FitDriver, EveryOptimizerResumedFromItsCheckpointEndsAsTheUninterruptedRun)
   std::remove(path.c_str());
 }
 
+TEST(FitDriver, AWholeSolveResumedFromItsCheckpointReachesTheSameOptimum) {
+  // Levenberg-Marquardt stopped after 3 iterations (its checkpoint holds its point), then resumed: a fresh solve
+  // from that point ends at the optimum of the uninterrupted run, and says it converged.
+  std::string path = ::testing::TempDir() + "/fit_driver_resume_lm.json";
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(100), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.optimizer = "lm";
+  auto whole = runFit(*f.model, s);
+  ASSERT_TRUE(whole.ok()) << whole.error().str();
+  FitSettings first = s;
+  first.steps = 3, first.checkpoint = path, first.checkpointSeconds = 0;
+  auto cut = runFit(*f.model, first);
+  ASSERT_TRUE(cut.ok()) << cut.error().str();
+  EXPECT_EQ(cut->stop, "steps");
+  FitSettings rest = s;
+  rest.checkpoint = path, rest.resume = true;
+  auto resumed = runFit(*f.model, rest);
+  ASSERT_TRUE(resumed.ok()) << resumed.error().str();
+  EXPECT_TRUE(resumed->converged) << resumed->stop << ": " << resumed->stopMessage;
+  for (size_t k = 0; k < 3; ++k) EXPECT_NEAR(resumed->theta[k], whole->theta[k], 1e-9);
+  EXPECT_GT(resumed->iterations, 3);
+  std::remove(path.c_str());
+}
+
 TEST(FitDriver, AResumeFromAnotherFitsCheckpointIsRefused) {
   std::string path = ::testing::TempDir() + "/fit_driver_other.json";
   DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(50), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
