@@ -2,7 +2,9 @@
 // oscillator amp·e^(−b t)·cos(w t) over 10,000 rows, each row a lane, loss and gradient in (amp, b, w) per call,
 // through the engine seam exactly as the fit drives it (fit::Model::loss).
 //
-// Names: BM_FitRows/<engine>/<threads>. Counter row_gradients_per_s = 10,000 / time per call. Engines: native (its
+// Names: BM_FitRows/<engine>/<threads>, and BM_FitJacobian/<engine>/<threads>: the same rows as least squares
+// (fit::Model::residuals with the Jacobian, what Levenberg–Marquardt asks for). Counter row_gradients_per_s =
+// 10,000 / time per call. Engines: native (its
 // lanes), tensor (LibTorch, linked in when built), and replay when an engine by that name is registered at run
 // time (looked up by name, its plugin opened if it has one; the rows are skipped, with the registry's message, when
 // there is none).
@@ -35,7 +37,7 @@ DataTable oscillatorData() {
   return t;
 }
 
-void BM_FitRows(benchmark::State& state, const std::string& engine) {
+void BM_FitRows(benchmark::State& state, const std::string& engine, bool jacobian) {
   static const DataTable data = oscillatorData();
   ModelSpec spec;
   spec.programPath = "oscillator.scm";
@@ -50,8 +52,11 @@ void BM_FitRows(benchmark::State& state, const std::string& engine) {
     state.SkipWithError(model.error().str().c_str());
     return;
   }
-  std::vector<double> theta{1.4, 0.4, 1.2}, grad;
-  for (auto _ : state) benchmark::DoNotOptimize((*model)->loss(theta, &grad));
+  std::vector<double> theta{1.4, 0.4, 1.2}, grad, r, J;
+  if (jacobian)
+    for (auto _ : state) (*model)->residuals(theta, r, &J), benchmark::DoNotOptimize(J.data());
+  else
+    for (auto _ : state) benchmark::DoNotOptimize((*model)->loss(theta, &grad));
   state.counters["row_gradients_per_s"] = benchmark::Counter(kRows, benchmark::Counter::kIsIterationInvariantRate);
 }
 
@@ -63,11 +68,13 @@ int main(int argc, char** argv) {
       std::printf("fit_bench: the %s engine's rows are skipped: %s\n", engine, e.error().message.c_str());
       continue;
     }
-    for (int threads : {1, 2})
-      benchmark::RegisterBenchmark((std::string("BM_FitRows/") + engine).c_str(), BM_FitRows, engine)
-          ->Arg(threads)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
+    for (bool jacobian : {false, true})
+      for (int threads : {1, 2})
+        benchmark::RegisterBenchmark((std::string(jacobian ? "BM_FitJacobian/" : "BM_FitRows/") + engine).c_str(),
+                                     BM_FitRows, engine, jacobian)
+            ->Arg(threads)
+            ->UseRealTime()
+            ->Unit(benchmark::kMillisecond);
   }
   benchmark::Initialize(&argc, argv);
   benchmark::RunSpecifiedBenchmarks();

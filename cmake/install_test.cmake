@@ -16,7 +16,7 @@ if(NOT out MATCHES "tensor\tavailable")
   message(FATAL_ERROR "installed dmci engines: '${out}'")
 endif()
 file(WRITE "${PREFIX}/quadratic.scm" "(* (- a 3) (- a 3))\n")
-set(optimizers lbfgs)
+set(optimizers lbfgs torch-lbfgs)  # Ceres, LibTorch
 if(EXISTS "${BUILD}/dmci-optimizer-pagmo.so")
   list(APPEND optimizers de)
 endif()

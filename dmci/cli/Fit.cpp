@@ -32,9 +32,9 @@ struct FitArgs {
   std::string program, data, target, loss = "mse";
   std::vector<std::string> dataLists, dataVecs, holdoutLists, binds;
   std::string wrt, transforms;
-  std::string optimizer = "lbfgs";
+  std::string optimizer;  // default: lm in data mode (lbfgs with --loss mae), lbfgs in objective mode
   int steps = 500, restarts = 0, population = 0, history = 20, patience = 20;
-  double lr = 0, clip = 0, jitter = 0.3, span = 1, gtol = 1e-10;
+  double lr = 0, clip = 0, jitter = 0.3, span = 1, ftol = 1e-14, xtol = 1e-14, gtol = 1e-10;
   uint64_t seed = 1;
   double holdout = 0;
   std::string split;
@@ -42,7 +42,7 @@ struct FitArgs {
   uint64_t budgetEvals = 0;
   std::string checkpoint;
   double checkpointSeconds = 1;
-  bool resume = false, json = false, quiet = false;
+  bool resume = false, json = false, quiet = false, dropNonFinite = false;
   std::string log, report, out, bestTrace;
   std::string engine = "replay", via = "direct", device = "cpu";
   int threads = 0;
@@ -117,7 +117,8 @@ std::string fingerprint(const FitArgs& a, const ModelSpec& spec) {
   for (const auto& b : a.dataLists) all += "\x1f" + b;
   for (const auto& b : a.dataVecs) all += "\x1f" + b;
   for (const auto& b : a.holdoutLists) all += "\x1fheld:" + b;
-  for (double x : {a.lr, a.clip, a.jitter, a.span, a.gtol, a.holdout}) all += "\x1f" + std::to_string(x);
+  for (double x : {a.lr, a.clip, a.jitter, a.span, a.ftol, a.xtol, a.gtol, a.holdout})
+    all += "\x1f" + std::to_string(x);
   for (long long x : {a.restarts, a.population, a.history, a.patience}) all += "\x1f" + std::to_string(x);
   all += "\x1f" + std::to_string(a.seed);
   char buf[20];
@@ -128,9 +129,10 @@ std::string fingerprint(const FitArgs& a, const ModelSpec& spec) {
 FitSettings fitSettings(const FitArgs& a, const ModelSpec& spec) {
   FitSettings s;
   s.optimizer = a.optimizer;
-  s.method.lr = a.lr > 0 ? a.lr : a.optimizer == "lbfgs" ? 1.0 : 0.05;
+  s.method.lr = a.lr > 0 ? a.lr : a.optimizer == "torch-lbfgs" ? 1.0 : 0.05;
   s.method.clip = a.clip, s.method.population = a.population, s.method.span = a.span, s.method.history = a.history;
-  s.steps = a.steps, s.restarts = a.restarts, s.jitter = a.jitter, s.seed = a.seed, s.gtol = a.gtol;
+  s.steps = a.steps, s.restarts = a.restarts, s.jitter = a.jitter, s.seed = a.seed;
+  s.ftol = a.ftol, s.xtol = a.xtol, s.gtol = a.gtol;
   s.patience = a.patience, s.budgetSeconds = a.budgetSeconds, s.budgetEvals = a.budgetEvals;
   s.checkpoint = a.checkpoint, s.checkpointSeconds = a.checkpointSeconds, s.resume = a.resume;
   s.traceBests = !a.bestTrace.empty();
@@ -176,7 +178,7 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
   spec.data = data;
   spec.target = a.target;
   auto loss = parseLoss(a.loss);
-  if (!loss) throw UsageError{"--loss: mse, mae, huber or huber:DELTA, got '" + a.loss + "'"};
+  if (!loss) throw UsageError{"--loss: mse, mae, huber, softl1 or cauchy (each with :SCALE), got '" + a.loss + "'"};
   spec.loss = *loss;
   for (const auto& d : a.dataLists) spec.dataBindings.push_back(dataBinding(d, false));
   for (const auto& d : a.dataVecs) spec.dataBindings.push_back(dataBinding(d, true));
@@ -191,7 +193,8 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
 
 // Every output, each whole: the table or JSON on stdout, then --log, --report, --out.
 int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const FitResult& r) {
-  FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed};
+  FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed, std::nullopt};
+  if (spec.data) info.droppedRows = spec.data->dropped;
   if (!a.log.empty())
     if (auto ok = writeFileAtomically(a.log, curveCsv(r)); !ok) return reportError(ok.error(), a.json);
   if (!a.bestTrace.empty())
@@ -221,25 +224,30 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
     if (auto ok = writeFileAtomically(a.out, fittedProgram(spec.programText, model.fitted(), r.theta, about)); !ok)
       return reportError(ok.error(), a.json);
   }
-  if (a.json)
+  if (a.json) {
     std::cout << resultJson(model.fitted(), r, info).dump() << "\n";
-  else
+  } else {
     std::cout << resultTable(model.fitted(), r);
+  }
   if (r.nonFinite) {
-    std::cerr << "dmci fit: " << r.stop << "\n";
+    std::cerr << "dmci fit: " << r.stopMessage << "\n";
     return kProgramError;
   }
   return kOk;
 }
 
-int fitCommand(const FitArgs& a) {
+int fitCommand(FitArgs a) {
   try {
+    if (a.optimizer.empty()) a.optimizer = !a.data.empty() && a.loss != "mae" ? "lm" : "lbfgs";
     if (!a.data.empty() && a.target.empty()) throw UsageError{"--data needs --target COLUMN (the column predicted)"};
     if (a.data.empty() && !a.target.empty()) throw UsageError{"--target needs --data FILE.csv"};
     std::unique_ptr<DataTable> data;
     if (!a.data.empty()) {
-      auto t = readDataTable(a.data);
+      auto t = readDataTable(a.data, a.dropNonFinite);
       if (!t) return reportError(t.error(), a.json);
+      if (t->dropped && !a.quiet)
+        std::cerr << "dmci fit: dropped " << t->dropped << " row" << (t->dropped == 1 ? "" : "s") << " of " << a.data
+                  << " with a NaN or infinite cell (--drop-nonfinite)\n";
       data = std::make_unique<DataTable>(std::move(*t));
     }
     ModelSpec spec = modelSpec(a, data.get());
@@ -284,7 +292,12 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_option("program", a.program, "the program (.scm)")->required();
   cmd->add_option("--data", a.data, "data mode: a CSV file, a header of column names then one row per observation");
   cmd->add_option("--target", a.target, "data mode: the column the program's value predicts");
-  cmd->add_option("--loss", a.loss, "data mode: mse, mae, huber or huber:DELTA (the mean over rows)")
+  cmd->add_flag("--drop-nonfinite", a.dropNonFinite,
+                "data mode: drop the rows with a NaN or infinite cell (counted on stderr and in the JSON's "
+                "\"dropped_rows\"); without it such a cell is an error at its file:line:col");
+  cmd->add_option("--loss", a.loss,
+                  "data mode: mse, mae, or a robust loss huber, softl1 or cauchy, each with an optional :SCALE (the "
+                  "mean over rows; lm and dogleg fit the robust ones as Ceres's robust losses)")
       ->capture_default_str();
   cmd->add_option("--data-list", a.dataLists, "objective mode: bind NAME to a column as a list: NAME=FILE.csv:COL");
   cmd->add_option("--data-vec", a.dataVecs, "objective mode: bind NAME to a column as a vector: NAME=FILE.csv:COL");
@@ -293,19 +306,33 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
                   "what is fitted: names, 'literals' (every numeric literal) or 'all' (every --bind name and every "
                   "literal); default: the --bind names, or the literals when nothing is bound");
   cmd->add_option("--transform", a.transforms, "a=positive,b=unit,c=[lo,hi]: optimise in an unconstrained space");
-  cmd->add_option("--optimizer", a.optimizer, "lbfgs (strong-Wolfe line search), adam, de or cmaes")
-      ->check(CLI::IsMember({"lbfgs", "adam", "de", "cmaes"}))
-      ->capture_default_str();
+  cmd->add_option("--optimizer", a.optimizer,
+                  "lm (Levenberg-Marquardt on the exact Jacobian; the default in data mode), dogleg, lbfgs (line "
+                  "search, the default in objective mode and with --loss mae), bfgs; adam, torch-lbfgs "
+                  "(LibTorch); de, cmaes (pagmo2, gradient-free)")
+      ->check(CLI::IsMember({"lm", "dogleg", "lbfgs", "bfgs", "adam", "torch-lbfgs", "de", "cmaes"}));
   cmd->add_option("--steps", a.steps, "iterations (generations for de, cmaes) per start")->capture_default_str();
-  cmd->add_option("--lr", a.lr, "step size (default: 1 for lbfgs, 0.05 for adam)");
+  cmd->add_option("--lr", a.lr, "step size (default: 1 for torch-lbfgs, 0.05 for adam)");
   cmd->add_option("--restarts", a.restarts, "further starts, jittered from the first")->capture_default_str();
   cmd->add_option("--jitter", a.jitter, "restarts: u0 + jitter*max(1,|u0|)*N(0,1)")->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of restarts, holdout, de and cmaes")->capture_default_str();
   cmd->add_option("--clip", a.clip, "adam: clip the gradient's norm to this (0: none)")->capture_default_str();
   cmd->add_option("--population", a.population, "de, cmaes: individuals per generation (0: automatic)");
   cmd->add_option("--span", a.span, "de, cmaes: search box start +- span*max(1,|start|)")->capture_default_str();
-  cmd->add_option("--history", a.history, "lbfgs: curvature pairs kept")->capture_default_str();
-  cmd->add_option("--gtol", a.gtol, "converged when every gradient entry is at most this")->capture_default_str();
+  cmd->add_option("--history", a.history, "lbfgs, torch-lbfgs: curvature pairs kept")->capture_default_str();
+  cmd->add_option("--ftol", a.ftol,
+                  "converged when a step changes the cost by at most this fraction of it (lm, dogleg, lbfgs, bfgs; "
+                  "only where the gradient test also holds at 1e4*gtol, else the fit is reported as stalled)")
+      ->capture_default_str();
+  cmd->add_option("--xtol", a.xtol,
+                  "converged when a step is at most xtol*(|x| + xtol) (lm, dogleg, lbfgs, bfgs; confirmed as ftol is)")
+      ->capture_default_str();
+  cmd->add_option("--gtol", a.gtol,
+                  "converged when the gradient vanishes: lm, dogleg: |P_J r|/|r| <= gtol (the residuals orthogonal "
+                  "to the Jacobian's columns); the other gradient methods: every gradient entry <= gtol. The JSON's "
+                  "\"stop\" names the test that held (ftol, xtol, gtol), else stalled, steps, patience, budget or "
+                  "nonfinite")
+      ->capture_default_str();
   cmd->add_option("--holdout", a.holdout, "hold out this fraction of the rows (seeded) for early stopping");
   cmd->add_option("--split", a.split, "COL<VALUE: fit the rows with COL < VALUE, hold out the rest");
   cmd->add_option("--holdout-data-list", a.holdoutLists,

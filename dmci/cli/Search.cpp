@@ -269,7 +269,7 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--proposer-every", a.proposerEvery, "ask the external proposer every N generations")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
-  cmd->add_option("--iterations", a.iterations, "L-BFGS iterations per start of a candidate's fit")
+  cmd->add_option("--iterations", a.iterations, "Levenberg-Marquardt iterations per start of a candidate's fit")
       ->capture_default_str();
   cmd->add_option("--restarts", a.restarts, "further jittered starts of a candidate's fit")->capture_default_str();
   cmd->add_option("--islands", a.islands, "islands of the population")

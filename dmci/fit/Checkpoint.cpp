@@ -43,11 +43,9 @@ std::vector<double> numbers(const json& j) {
 }
 
 json bestJson(const RestartBest& b) {
-  json j{{"u", jsonNumbers(b.u)},
-         {"loss", jsonNumber(b.loss)},
-         {"found", b.found},
-         {"converged", b.converged},
-         {"iterations", b.iterations}};
+  json j{{"u", jsonNumbers(b.u)},        {"loss", jsonNumber(b.loss)}, {"found", b.found},
+         {"converged", b.converged},     {"iterations", b.iterations}, {"stop", b.stop},
+         {"stop_message", b.stopMessage}};
   if (b.holdout) j["holdout"] = jsonNumber(*b.holdout);
   return j;
 }
@@ -59,6 +57,7 @@ RestartBest bestOf(const json& j) {
   b.found = j.at("found").get<bool>();
   b.converged = j.at("converged").get<bool>();
   b.iterations = j.at("iterations").get<int>();
+  b.stop = j.value("stop", ""), b.stopMessage = j.value("stop_message", "");
   if (j.contains("holdout")) b.holdout = number(j.at("holdout"));
   return b;
 }

@@ -27,6 +27,7 @@ struct RestartBest {
   std::optional<double> holdout;
   bool found = false, converged = false;
   int iterations = 0;
+  std::string stop, stopMessage;  // why this restart ended: the test's name ("ftol", "stalled", ...) and words
 };
 
 struct FitState {

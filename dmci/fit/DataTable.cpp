@@ -1,6 +1,7 @@
 // CSV data for `dmci fit`, read with the position of every cell.
 #include "fit/DataTable.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -42,18 +43,29 @@ void readHeader(DataTable& t, const std::vector<std::pair<std::string, uint32_t>
 }
 
 void readRow(DataTable& t, const std::vector<std::pair<std::string, uint32_t>>& cells, const std::string& text,
-             uint32_t line) {
+             uint32_t line, bool dropNonFinite) {
   if (cells.size() != t.names.size())
     fail(t.path, line, cells.size() < t.names.size() ? static_cast<uint32_t>(text.size() + 1) : cells.back().second,
          "expected " + std::to_string(t.names.size()) + " cells (one per column), got " + std::to_string(cells.size()));
+  std::vector<double> row(cells.size());
   for (size_t k = 0; k < cells.size(); ++k) {
     const auto& [cell, col] = cells[k];
     if (cell.empty()) fail(t.path, line, col, "empty cell in column '" + t.names[k] + "'");
     char* end = nullptr;
     double x = std::strtod(cell.c_str(), &end);
     if (*end != '\0') fail(t.path, line, col, "'" + cell + "' is not a number (column '" + t.names[k] + "')");
-    t.columns[k].push_back(x);
+    if (!std::isfinite(x)) {
+      if (dropNonFinite) {
+        ++t.dropped;
+        return;
+      }
+      fail(t.path, line, col,
+           "'" + cell + "' is not a finite number (column '" + t.names[k] +
+               "'); remove the row, or give --drop-nonfinite to drop every such row");
+    }
+    row[k] = x;
   }
+  for (size_t k = 0; k < row.size(); ++k) t.columns[k].push_back(row[k]);
   t.lines.push_back(line);
 }
 
@@ -76,7 +88,7 @@ Result<int> DataTable::column(const std::string& name, const std::string& why) c
 
 std::string DataTable::rowPlace(size_t r) const { return path + ":" + std::to_string(lines[r]); }
 
-Result<DataTable> parseDataTable(const std::string& text, const std::string& path) {
+Result<DataTable> parseDataTable(const std::string& text, const std::string& path, bool dropNonFinite) {
   return catchErrors([&] {
     DataTable t;
     t.path = path;
@@ -89,20 +101,23 @@ Result<DataTable> parseDataTable(const std::string& text, const std::string& pat
       if (header)
         readHeader(t, cells, lineNo), header = false;
       else
-        readRow(t, cells, line, lineNo);
+        readRow(t, cells, line, lineNo, dropNonFinite);
     }
     if (header) fail(path, 1, 1, "the data file is empty: expected a header of column names, then rows of numbers");
+    if (t.rows() == 0 && t.dropped > 0)
+      fail(path, 1, 1,
+           "every row of the data file has a cell that is not finite (" + std::to_string(t.dropped) + " dropped)");
     if (t.rows() == 0) fail(path, 1, 1, "the data file has a header but no rows");
     return t;
   });
 }
 
-Result<DataTable> readDataTable(const std::string& path) {
+Result<DataTable> readDataTable(const std::string& path, bool dropNonFinite) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{ErrorKind::Io, "cannot read " + path, {}};
   std::ostringstream s;
   s << in.rdbuf();
-  return parseDataTable(s.str(), path);
+  return parseDataTable(s.str(), path, dropNonFinite);
 }
 
 }  // namespace dmci::fit

@@ -1,6 +1,7 @@
 // The fit's outputs.
 #include "fit/FitReport.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "driver/AtomicFile.h"
@@ -21,6 +22,22 @@ std::string g(double x, const char* f = "%.10g") {
 }  // namespace
 
 nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, const FitInfo& info) {
+  const std::optional<Uncertainty>& u = r.uncertainty;
+  const nlohmann::ordered_json null(nullptr);
+  auto maybe = [&](const std::optional<double>& x) { return x ? jsonNumber(*x) : null; };
+  auto byName = [&](auto value) {
+    nlohmann::ordered_json o = nlohmann::ordered_json::object();
+    for (size_t j = 0; j < fitted.names.size(); ++j) o[fitted.names[j]] = value(j);
+    return o;
+  };
+  auto matrix = [&](const std::vector<std::vector<std::optional<double>>>& m) {
+    return byName([&](size_t i) { return byName([&](size_t j) { return maybe(m[i][j]); }); });
+  };
+  auto interval = [&](size_t j) {
+    if (!u->stderrs[j]) return null;
+    double h = u->t975 * *u->stderrs[j];
+    return nlohmann::ordered_json::array({jsonNumber(r.theta[j] - h), jsonNumber(r.theta[j] + h)});
+  };
   nlohmann::ordered_json params = nlohmann::ordered_json::object(), literals = nlohmann::ordered_json::object();
   for (size_t k = 0; k < fitted.names.size(); ++k)
     (k < fitted.parameters ? params : literals)[fitted.names[k]] = jsonNumber(r.theta[k]);
@@ -33,8 +50,29 @@ nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, cons
           {"seconds", r.seconds},
           {"converged", r.converged},
           {"stop", r.stop},
+          {"stop_message", r.stopMessage},
           {"optimizer", info.optimizer},
-          {"seed", info.seed}};
+          {"seed", info.seed},
+          {"rss", u ? jsonNumber(u->rss) : null},
+          {"dof", u ? nlohmann::ordered_json(u->dof) : null},
+          {"stderr", u ? byName([&](size_t j) { return maybe(u->stderrs[j]); }) : null},
+          {"ci95", u ? byName(interval) : null},
+          {"covariance", u ? matrix(u->covariance) : null},
+          {"correlation", u ? matrix(u->correlation) : null},
+          {"uncertainty_note", u && !u->note.empty() ? nlohmann::ordered_json(u->note) : null},
+          {"dropped_rows", info.droppedRows ? nlohmann::ordered_json(*info.droppedRows) : null}};
+}
+
+Result<nlohmann::ordered_json> fitJson(const ModelSpec& spec, const FitSettings& settings, FitInfo info) {
+  auto model = makeModel(spec);
+  if (!model) return model.error();
+  auto r = runFit(**model, settings);
+  if (!r) return r.error();
+  if (info.optimizer.empty())
+    info.optimizer = settings.optimizer.empty() ? (spec.data && spec.loss.kind != LossKind::Mae ? "lm" : "lbfgs")
+                                                : settings.optimizer;
+  if (spec.data && !info.droppedRows) info.droppedRows = spec.data->dropped;
+  return resultJson((*model)->fitted(), *r, info);
 }
 
 std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r) {
@@ -59,16 +97,33 @@ std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r) {
 }
 
 std::string resultTable(const Fitted& fitted, const FitResult& r) {
-  std::string out = "  name                              start              fitted\n";
+  const std::optional<Uncertainty>& u = r.uncertainty;
+  std::string out = "  name                              start              fitted";
+  if (u) out += "      std. error            95% interval";
+  out += "\n";
   for (size_t k = 0; k < fitted.names.size(); ++k) {
-    char line[160];
-    std::snprintf(line, sizeof line, "  %-28s %18.10g %19.12g\n", fitted.names[k].c_str(), fitted.start[k], r.theta[k]);
+    char line[240];
+    std::snprintf(line, sizeof line, "  %-28s %18.10g %19.12g", fitted.names[k].c_str(), fitted.start[k], r.theta[k]);
     out += line;
+    if (u && u->stderrs[k]) {
+      double se = *u->stderrs[k], h = u->t975 * se;
+      std::snprintf(line, sizeof line, " %15.6g  [%.6g, %.6g]", se, r.theta[k] - h, r.theta[k] + h);
+      out += line;
+    } else if (u) {
+      out += "               -  (not identified)";
+    }
+    out += "\n";
+  }
+  if (u) {
+    out += "residual sum of squares " + g(u->rss, "%.10g") + " on " + std::to_string(u->dof) +
+           " degrees of freedom (s = " + g(std::sqrt(u->sigma2), "%.6g") + ")\n";
+    if (!u->note.empty()) out += "note: " + u->note + "\n";
   }
   out += "loss " + g(r.loss, "%.6g");
   if (r.holdout) out += "  held-out loss " + g(*r.holdout, "%.6g");
   out += "\niterations " + std::to_string(r.iterations) + ", evaluations " + std::to_string(r.evaluations) + ", " +
-         g(r.seconds, "%.3g") + " s; " + r.stop + "\n";
+         g(r.seconds, "%.3g") + " s; " + (r.converged ? "converged" : "not converged") + " (" + r.stop +
+         "): " + r.stopMessage + "\n";
   return out;
 }
 
@@ -111,10 +166,38 @@ std::string markdown(const Fitted& fitted, const FitResult& r, const FitInfo& in
   md += "- optimizer: " + info.optimizer + ", engine " + info.engine + ", seed " + std::to_string(info.seed) + "\n";
   md += "- loss " + g(r.loss, "%.6g") + (r.holdout ? ", held-out loss " + g(*r.holdout, "%.6g") : "") + "\n";
   md += "- " + std::to_string(r.iterations) + " iterations, " + std::to_string(r.evaluations) + " evaluations, " +
-        g(r.seconds, "%.3g") + " s; " + r.stop + "\n\n";
-  md += "| fitted | start | value |\n|---|---:|---:|\n";
-  for (size_t k = 0; k < fitted.names.size(); ++k)
-    md += "| `" + fitted.names[k] + "` | " + g(fitted.start[k]) + " | " + g(r.theta[k], "%.12g") + " |\n";
+        g(r.seconds, "%.3g") + " s; " + (r.converged ? "converged" : "not converged") + " (" + r.stop +
+        "): " + r.stopMessage + "\n\n";
+  const std::optional<Uncertainty>& u = r.uncertainty;
+  md += u ? "| fitted | start | value | std. error | 95% interval |\n|---|---:|---:|---:|---|\n"
+          : "| fitted | start | value |\n|---|---:|---:|\n";
+  for (size_t k = 0; k < fitted.names.size(); ++k) {
+    md += "| `" + fitted.names[k] + "` | " + g(fitted.start[k]) + " | " + g(r.theta[k], "%.12g") + " |";
+    if (u && u->stderrs[k]) {
+      double se = *u->stderrs[k], h = u->t975 * se;
+      md += " " + g(se, "%.6g") + " | [" + g(r.theta[k] - h, "%.6g") + ", " + g(r.theta[k] + h, "%.6g") + "] |";
+    } else if (u) {
+      md += " (not identified) | |";
+    }
+    md += "\n";
+  }
+  if (u) {
+    md += "\nResidual sum of squares " + g(u->rss, "%.10g") + " on " + std::to_string(u->dof) +
+          " degrees of freedom; standard errors from s²(JᵀJ)⁻¹ on the exact Jacobian, intervals from the t "
+          "distribution.\n";
+    if (!u->note.empty()) md += "\nNote: " + u->note + ".\n";
+    md += "\nCorrelation:\n\n|   |";
+    for (const auto& n : fitted.names) md += " `" + n + "` |";
+    md += "\n|---|";
+    for (size_t k = 0; k < fitted.names.size(); ++k) md += "---:|";
+    md += "\n";
+    for (size_t i = 0; i < fitted.names.size(); ++i) {
+      md += "| `" + fitted.names[i] + "` |";
+      for (size_t j = 0; j < fitted.names.size(); ++j)
+        md += " " + (u->correlation[i][j] ? g(*u->correlation[i][j], "%.3f") : std::string("-")) + " |";
+      md += "\n";
+    }
+  }
   md += "\n![loss curve](loss.svg)\n";
   if (plot) md += "\n![data and fitted values](fit.svg)\n";
   return md;

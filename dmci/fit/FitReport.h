@@ -2,6 +2,7 @@
 // --report folder (report.md with an SVG loss curve and, in data mode, an SVG of the data and the fitted values).
 #pragma once
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +15,14 @@ namespace dmci::fit {
 struct FitInfo {
   std::string program, data, target, optimizer, loss, engine;
   uint64_t seed = 0;
+  std::optional<size_t> droppedRows;  // data mode: the rows --drop-nonfinite dropped ("dropped_rows")
 };
 
 // {"loss", "holdout_loss", "params", "literals", "iterations", "evaluations", "seconds", "converged", ...}.
 nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, const FitInfo& info);
+// One fit in-process, as `dmci fit --json` prints it: the model from `spec`, the fit by `settings` (an empty
+// optimizer: the mode's default), and resultJson of the result. What an embedding (a C API, a binding) calls.
+Result<nlohmann::ordered_json> fitJson(const ModelSpec& spec, const FitSettings& settings, FitInfo info);
 // The fitted values and the counts, as a table.
 std::string resultTable(const Fitted& fitted, const FitResult& r);
 // restart,iteration,evaluations,seconds,loss,best,holdout_loss: one line per iteration.

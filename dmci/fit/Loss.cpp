@@ -14,6 +14,10 @@ double Loss::value(double r) const {
       return std::fabs(r);
     case LossKind::Huber:
       return std::fabs(r) <= delta ? 0.5 * r * r : delta * (std::fabs(r) - 0.5 * delta);
+    case LossKind::SoftL1:
+      return delta * delta * (std::sqrt(1 + r * r / (delta * delta)) - 1);
+    case LossKind::Cauchy:
+      return 0.5 * delta * delta * std::log1p(r * r / (delta * delta));
   }
   return NAN;
 }
@@ -26,6 +30,10 @@ double Loss::derivative(double r) const {
       return r > 0 ? 1 : r < 0 ? -1 : 0;
     case LossKind::Huber:
       return std::fabs(r) <= delta ? r : (r > 0 ? delta : -delta);
+    case LossKind::SoftL1:
+      return r / std::sqrt(1 + r * r / (delta * delta));
+    case LossKind::Cauchy:
+      return r / (1 + r * r / (delta * delta));
   }
   return NAN;
 }
@@ -38,6 +46,10 @@ std::string Loss::name() const {
       return "mae";
     case LossKind::Huber:
       return "huber";
+    case LossKind::SoftL1:
+      return "softl1";
+    case LossKind::Cauchy:
+      return "cauchy";
   }
   return "?";
 }
@@ -45,11 +57,14 @@ std::string Loss::name() const {
 std::optional<Loss> parseLoss(const std::string& text) {
   if (text == "mse") return Loss{LossKind::Mse};
   if (text == "mae") return Loss{LossKind::Mae};
-  if (text == "huber") return Loss{LossKind::Huber};
-  if (text.rfind("huber:", 0) == 0) {
+  for (auto [name, kind] : {std::pair{"huber", LossKind::Huber}, std::pair{"softl1", LossKind::SoftL1},
+                            std::pair{"cauchy", LossKind::Cauchy}}) {
+    const std::string n = name;
+    if (text == n) return Loss{kind};
+    if (text.rfind(n + ":", 0) != 0) continue;
     char* end = nullptr;
-    double d = std::strtod(text.c_str() + 6, &end);
-    if (*end == '\0' && d > 0 && std::isfinite(d)) return Loss{LossKind::Huber, d};
+    double d = std::strtod(text.c_str() + n.size() + 1, &end);
+    if (*end == '\0' && d > 0 && std::isfinite(d)) return Loss{kind, d};
   }
   return std::nullopt;
 }

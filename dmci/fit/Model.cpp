@@ -188,6 +188,29 @@ class DataModel : public Model {
   }
   std::vector<std::string> inputs() const override { return p_.inputs; }
 
+  size_t residualRows() const override { return train_.size(); }
+  const Loss* rowLoss() const override { return &spec_.loss; }
+  double targetNorm() const override {
+    double sum = 0;
+    for (size_t r : train_) sum += spec_.data->columns[target_][r] * spec_.data->columns[target_][r];
+    return std::sqrt(sum);
+  }
+  void residuals(const std::vector<double>& theta, std::vector<double>& r, std::vector<double>* jacobian) override {
+    const LaneEvaluation& ev = evaluate(train_, theta, jacobian != nullptr);
+    const auto& y = spec_.data->columns[target_];
+    const size_t m = train_.size(), n = theta.size();
+    r.resize(m);
+    for (size_t i = 0; i < m; ++i) r[i] = ev.value[i] - y[train_[i]];
+    if (!jacobian) return;
+    jacobian->assign(m * n, 0.0);
+    std::vector<size_t> index = gradientIndex(ev.gradientKeys, fitted_);
+    for (size_t j = 0; j < n; ++j) {
+      if (index[j] >= ev.gradient.size()) continue;  // a parameter the value does not depend on
+      const auto& column = ev.gradient[index[j]];
+      for (size_t i = 0; i < m; ++i) (*jacobian)[i * n + j] = column[i];
+    }
+  }
+
  private:
   const ModelSpec& spec_;
   Prepared p_;
@@ -312,6 +335,10 @@ std::vector<SeedValue> startSeed(const ModelSpec& s, const std::vector<std::stri
 }
 
 }  // namespace
+
+void Model::residuals(const std::vector<double>&, std::vector<double>&, std::vector<double>*) {
+  throw DmciError(ErrorKind::Usage, "this fit has no residuals: its loss is the program's value (objective mode)");
+}
 
 Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   if (s.data && s.data->find(s.target) < 0) {

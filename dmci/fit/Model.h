@@ -73,6 +73,14 @@ class Model {
   virtual std::vector<double> predict(const std::vector<double>& theta) = 0;
   // The data columns bound per row (data mode).
   virtual std::vector<std::string> inputs() const = 0;
+  // Data mode, as least squares: the training rows' count, their residuals r_i = prediction − target at θ and,
+  // with `jacobian`, the residuals' Jacobian in θ (row-major, rows × θ.size(): the lanes' per-row gradients), and
+  // the loss of a row's residual. Objective mode has no rows and no row loss.
+  virtual size_t residualRows() const { return 0; }
+  virtual void residuals(const std::vector<double>& theta, std::vector<double>& r, std::vector<double>* jacobian);
+  virtual const Loss* rowLoss() const { return nullptr; }
+  // The training targets' norm ‖y‖ (data mode; 0 in objective mode).
+  virtual double targetNorm() const { return 0; }
 
  protected:
   Fitted fitted_;

@@ -2,6 +2,7 @@
 // that provide the others.
 #include "fit/Optimizer.h"
 
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -13,7 +14,8 @@ namespace {
 
 // Each optimizer and the plugin (`dmci-optimizer-NAME.so`) that provides it.
 const std::pair<const char*, const char*> kPluginOptimizers[] = {
-    {"lbfgs", "torch"}, {"adam", "torch"}, {"de", "pagmo"}, {"cmaes", "pagmo"}};
+    {"lm", "ceres"},   {"dogleg", "ceres"},      {"lbfgs", "ceres"}, {"bfgs", "ceres"},
+    {"adam", "torch"}, {"torch-lbfgs", "torch"}, {"de", "pagmo"},    {"cmaes", "pagmo"}};
 
 struct Registry {
   std::mutex mu;
@@ -33,6 +35,18 @@ const char* pluginOf(const std::string& name) {
 }
 
 }  // namespace
+
+void Objective::residuals(const std::vector<double>&, double*, double*) {
+  throw DmciError(ErrorKind::Usage, "this fit's loss is not a sum of squared residuals (no --data)");
+}
+
+std::pair<double, double> Objective::bounds(size_t) const {
+  return {-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()};
+}
+
+void Optimizer::solve(Objective&, const AfterIteration&) {
+  throw DmciError(ErrorKind::Usage, "this optimizer runs by steps, not whole solves");
+}
 
 void registerOptimizer(const std::string& name, OptimizerMaker make) {
   Registry& r = registry();

@@ -87,8 +87,10 @@ FitRun fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, c
   if (!model) return {};
   FitRun out{std::move(*model), std::nullopt};
   fit::FitSettings fs;
-  fs.optimizer = "lbfgs", fs.method.lr = 1.0, fs.steps = s.iterations, fs.restarts = s.restarts, fs.seed = seed;
-  fs.budgetSeconds = s.seconds, fs.patience = s.iterations + 1, fs.gtol = 0;
+  // Least squares by Levenberg–Marquardt on the exact Jacobian: deterministic from the start, so the same structure
+  // from the same start scores the same.
+  fs.optimizer = "lm", fs.steps = s.iterations, fs.restarts = s.restarts, fs.seed = seed;
+  fs.budgetSeconds = s.seconds, fs.patience = s.iterations + 1, fs.uncertainty = false;
   auto r = fit::runFit(*out.model, fs);
   if (!r || r->theta.empty()) return out;
   auto predicted = catchErrors([&] { return out.model->predict(r->theta); });

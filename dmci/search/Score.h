@@ -5,9 +5,10 @@
 //   check    every free name must be a variable (--vars) or a named parameter, else "unbound name"; then one
 //            run over every row at the start values, under the step, heap and time budgets (an endless loop
 //            ends here as a budget error)
-//   fit      with gradients: a few L-BFGS iterations with restarts (fit/Fit.h) of the named parameters and every
-//            numeric literal, on the training rows; the fitted values replace the literals in the program. The
-//            start is kept when no iterate does better. Without gradients the candidate is scored as it is.
+//   fit      with gradients: a few Levenberg-Marquardt iterations on the exact Jacobian, with restarts (fit/Fit.h),
+//            of the named parameters and every numeric literal, on the training rows; the fitted values replace the
+//            literals in the program. The start is kept when no iterate does better. Without gradients the candidate is
+//            scored as it is.
 //   score    the root-mean-square error on the held-out rows (and on the training rows, reported); the search
 //            ranks by it, or (scoreAll) by the error on every row, the fitted rows' predictions still those of
 //            the fit on them: a structure must then both fit its rows and predict the held-out ones
@@ -41,7 +42,7 @@ struct Task {
 
 struct ScoreSettings {
   bool gradient = true;
-  int iterations = 8;  // L-BFGS iterations per start
+  int iterations = 8;  // Levenberg-Marquardt iterations per start
   int restarts = 2;    // further starts, jittered
   std::string engine = "replay";
   Budget budget{2'000'000, 4'000'000, 2.0};  // per run: steps, heap cells, seconds

@@ -177,7 +177,7 @@ std::unique_ptr<Optimizer> makeAdam(const std::vector<double>& start, const Opti
                                                                                       torch::optim::AdamOptions(s.lr));
 }
 
-const OptimizerRegistration lbfgs("lbfgs", makeLbfgs);
+const OptimizerRegistration lbfgs("torch-lbfgs", makeLbfgs);
 const OptimizerRegistration adam("adam", makeAdam);
 
 }  // namespace
