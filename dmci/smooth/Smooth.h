@@ -31,8 +31,8 @@ struct SmoothSettings {
   double sigma = 0;  // s; 0: no smoothing
   Mode mode = Mode::Si;
   Estimator estimator = Estimator::Pgo;
-  int64_t samples = 1000;  // mc: runs of the program (pgo: rounded up to whole antithetic pairs)
-  uint64_t seed = 1;       // mc: the draws u
+  int64_t samples = 1000;    // mc: runs of the program (pgo: rounded up to whole antithetic pairs)
+  uint64_t seed = 1;         // mc: the draws u
   double minWeight = 1e-20;  // si: an arm whose probability is below this is not run
   bool on() const { return sigma != 0; }
 };
@@ -66,7 +66,7 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
 // --- mc ---
 
 struct Estimate {
-  double value = 0, valueError = 0;            // P_s(theta) and its standard error
+  double value = 0, valueError = 0;             // P_s(theta) and its standard error
   std::vector<double> gradient, gradientError;  // per perturbed parameter
   int64_t runs = 0;                             // program runs (lanes) made
 };

@@ -297,8 +297,7 @@ class Rewriter {
       if (!pe) pe = indicator(e.kids[2]);
       if (!pc) return CoreExpr::if_(value(e.kids[0]), pt, pe, p);
       ExprPtr w = ref(kProb, p);
-      return CoreExpr::let({{kProb, pc}},
-                           call("+", {call("*", {w, pt}, p), call("*", {oneMinus(w, p), pe}, p)}, p), p);
+      return CoreExpr::let({{kProb, pc}}, call("+", {call("*", {w, pt}, p), call("*", {oneMinus(w, p), pe}, p)}, p), p);
     }
     return nullptr;
   }
@@ -314,8 +313,8 @@ class Rewriter {
   ExprPtr blendIf(const ExprPtr& pr, const ExprPtr& t, const ExprPtr& e, SrcPos p) {
     ExprPtr w = ref(kProb, p), minW = num(s_.minWeight, p);
     ExprPtr both = call(kBlend, {w, t, e}, p);
-    ExprPtr body = CoreExpr::if_(call("<", {w, minW}, p), e,
-                                 CoreExpr::if_(call("<", {oneMinus(w, p), minW}, p), t, both, p), p);
+    ExprPtr body =
+        CoreExpr::if_(call("<", {w, minW}, p), e, CoreExpr::if_(call("<", {oneMinus(w, p), minW}, p), t, both, p), p);
     return CoreExpr::let({{kProb, pr}}, body, p);
   }
 };

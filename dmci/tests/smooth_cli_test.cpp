@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "support/CliFixture.h"
 
@@ -43,6 +44,28 @@ TEST_F(SmoothCli, SiGivesTheSmoothedStepsDerivativeByBothRoutes) {
   Outcome text = dmci("grad step.scm --bind x=0 --smooth 0.5");
   EXPECT_EQ(text.code, 0) << text.err;
   EXPECT_NE(text.out.find("d/d x = -0.79788456080"), std::string::npos) << text.out;
+}
+
+// Every engine runs the smoothed program: the same value and gradient (the tensor engine joins normal-cdf's
+// partial to its autograd graph: without it the gradient lost the smoothed comparisons' terms).
+TEST_F(SmoothCli, EveryEngineGivesTheSameSmoothedGradient) {
+  write("count.scm", "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* (f 0) (if (> (* x x) 2) x 1))\n");
+  std::vector<std::string> engines = {"native", "replay", "compiled"};
+#ifdef DMCI_HAVE_TORCH
+  engines.push_back("tensor");
+#endif
+  auto run = [&](const std::string& engine, const std::string& via) {
+    Outcome o = dmci("grad count.scm --bind x=1.3 --smooth 0.4 --json --engine " + engine + " --via " + via);
+    EXPECT_EQ(o.code, 0) << o.err;
+    return o.code == 0 ? nlohmann::json::parse(o.out) : nlohmann::json{};
+  };
+  auto ref = run("native", "direct");
+  for (const auto& e : engines)
+    for (const char* via : {"direct", "dmci"}) {
+      auto j = run(e, via);
+      EXPECT_NEAR(j["value"].get<double>(), ref["value"].get<double>(), 1e-12) << e << " " << via;
+      EXPECT_NEAR(j["gradient"]["x"].get<double>(), ref["gradient"]["x"].get<double>(), 1e-10) << e << " " << via;
+    }
 }
 
 TEST_F(SmoothCli, McPrintsEachEstimateWithItsStandardError) {
@@ -90,7 +113,8 @@ TEST_F(SmoothCli, OnlyTheSmoothedFitFindsTheThreshold) {
     csv += line;
   }
   write("d.csv", csv);
-  const std::string fit = "fit thr.scm --data d.csv --target y --bind alpha=0.35 --bind beta=1 --bind gamma=1 --json -q";
+  const std::string fit =
+      "fit thr.scm --data d.csv --target y --bind alpha=0.35 --bind beta=1 --bind gamma=1 --json -q";
   Outcome crisp = dmci(fit);
   ASSERT_EQ(crisp.code, 0) << crisp.err;
   auto c = nlohmann::json::parse(crisp.out);

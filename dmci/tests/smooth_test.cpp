@@ -1,13 +1,14 @@
 // The smoothed gradients (smooth/Smooth.h) against analytic answers: the Heaviside step's smoothed derivative
 // -phi(x/s)/s by smooth interpretation (to 1e-9) and by the Monte Carlo estimators (within 3 standard errors), the
 // same numbers by both routes and on the native and replay engines, and the checks that catch a wrong width.
+#include "smooth/Smooth.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "driver/Engine.h"
 #include "driver/Program.h"
-#include "smooth/Smooth.h"
 
 namespace dmci::smooth {
 namespace {
