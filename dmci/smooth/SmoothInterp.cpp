@@ -29,6 +29,13 @@ const char* kProb = "%smooth-p";
 
 bool isComparison(const std::string& n) { return n == "<" || n == "<=" || n == ">" || n == ">="; }
 
+// The library procedures that call a procedure argument with values made from their other arguments.
+bool callsItsArguments(const std::string& n) {
+  for (const char* h : {"map", "for-each", "filter", "fold-left", "fold-right", "reduce", "apply", "assoc", "member"})
+    if (n == h) return true;
+  return false;
+}
+
 class Analysis {
  public:
   explicit Analysis(const std::vector<std::string>& params) : params_(params.begin(), params.end()) {}
@@ -111,7 +118,7 @@ class Analysis {
 
   bool visit(const CoreExpr& e, Ctx ctx) {
     bool d = visitInner(e, ctx);
-    if (d) any_ = true;
+    if (d && !any_) any_ = true, changed_ = true;  // lambdas that escaped earlier in this pass take it next pass
     auto& slot = exprDep_[&e];
     slot = slot || d;
     return d;
@@ -151,11 +158,13 @@ class Analysis {
         for (size_t i = 1; i < e.kids.size(); ++i) args.push_back(visit(*e.kids[i], Ctx::Argument));
         const CoreExpr* known = lambdaAt(*e.kids[0]);
         bool f = visit(*e.kids[0], Ctx::Operator);
-        // A procedure handed to this one (map, fold, apply, a user's higher-order procedure) is called with
-        // values made from the other arguments.
+        // A procedure handed to one that calls it (map, fold, apply, a user's procedure) is called with values
+        // made from the other arguments; handed to any other primitive (list, cons) it escapes.
+        const CoreExpr& op = *e.kids[0];
+        const bool calls = known || (op.kind == CoreKind::Ref && lookup(op.name) < 0 && callsItsArguments(op.name));
         for (size_t i = 1; i < e.kids.size(); ++i)
           if (const CoreExpr* l = lambdaAt(*e.kids[i])) {
-            bool others = f;
+            bool others = f || (!calls && any_);
             for (size_t j = 0; j < args.size(); ++j) others = others || (j + 1 != i && args[j]);
             taintParams(l, others);
           }

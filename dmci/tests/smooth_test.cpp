@@ -117,6 +117,18 @@ TEST(SmoothSi, ComparisonsOnDataAloneStayCrisp) {
   EXPECT_EQ(sq.crisp, 1);
 }
 
+// A procedure stored in a list escapes: its parameters may receive a parameter's value, so its test is smoothed;
+// one mapped over data alone stays crisp.
+TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {
+  Evaluation stored = siRun("(define g (lambda (y) (if (< y 0) 1 0))) (define h (list g)) ((car h) x)", 0.2, 0.5);
+  EXPECT_NEAR(stored.gradient[0].second, -phi(0.2 / 0.5) / 0.5, 1e-12);
+  SiStats st;
+  Evaluation mapped = siRun("(+ x (fold-left + 0 (map (lambda (k) (if (< k 2) 1 0)) (list 1 2 3))))", 0.2, 0.5,
+                            Route::Direct, "native", &st);
+  EXPECT_EQ(st.smoothed, 0);
+  EXPECT_EQ(mapped.value, 1.2);
+}
+
 // An arm below the minimum weight is not run: with the weight 0 the unbounded recursion below never ends, and the
 // step budget says so; with the default it ends and the value is the smoothed count.
 TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
