@@ -2,6 +2,7 @@
 // min and max, integer division, the elementary functions and the number tests.
 // Every one whose result steps with its arguments (a comparison, abs, min, max,
 // rounding, integer division, a number test) records a decision.
+#include <boost/math/special_functions/erf.hpp>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -246,6 +247,10 @@ struct Smooth {
   }
   static Num sigmoid(const Num& x) { return oracle::sigmoid(x); }
   static Num softplus(const Num& x) { return oracle::softplus(x); }
+  static Num normalCdf(const Num& x) {
+    using std::sqrt;
+    return boost::math::erfc(Num(-x / sqrt(Num(2)))) / 2;
+  }
 };
 
 template <class Num>
@@ -358,6 +363,7 @@ void addElementary(PrimRegistry<Num>& r) {
   r.add("tanh", smooth<Num, S::tanh>);
   r.add("sigmoid", smooth<Num, S::sigmoid>);
   r.add("softplus", smooth<Num, S::softplus>);
+  r.add("normal-cdf", smooth<Num, S::normalCdf>);
   r.add("zero?", numberTest<Num, Test::Zero>);
   r.add("positive?", numberTest<Num, Test::Positive>);
   r.add("negative?", numberTest<Num, Test::Negative>);

@@ -21,6 +21,7 @@
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
 #include "fit/FittedProgram.h"
+#include "smooth/Smooth.h"
 
 namespace dmci::cli {
 
@@ -46,6 +47,10 @@ struct FitArgs {
   std::string log, report, out, bestTrace;
   std::string engine = "replay", via = "direct", device = "cpu";
   int threads = 0;
+  // --smooth SIGMA: fit the smoothed program (smooth/Smooth.h, si), then score the result crisply.
+  double smooth = 0, smoothMinWeight = 1e-20;
+  bool smoothGiven = false, anneal = false;
+  int annealStages = 6;
 };
 
 std::string slurp(const std::string& path) {
@@ -172,6 +177,7 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
     spec.transforms = *t;
   }
   spec.engine = a.engine;
+  if (a.smoothGiven) spec.smoothSigma = a.smooth, spec.smoothMinWeight = a.smoothMinWeight;
   spec.options.route = *parseRoute(a.via);
   spec.options.threads = a.threads;
   spec.options.tensor.device = a.device;
@@ -192,7 +198,8 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
 }
 
 // Every output, each whole: the table or JSON on stdout, then --log, --report, --out.
-int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const FitResult& r) {
+int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const FitResult& r,
+                 const nlohmann::ordered_json& extra = {}) {
   FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed, std::nullopt};
   if (spec.data) info.droppedRows = spec.data->dropped;
   if (!a.log.empty())
@@ -225,15 +232,61 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
       return reportError(ok.error(), a.json);
   }
   if (a.json) {
-    std::cout << resultJson(model.fitted(), r, info).dump() << "\n";
+    auto j = resultJson(model.fitted(), r, info);
+    for (const auto& [k, v] : extra.items()) j[k] = v;
+    std::cout << j.dump() << "\n";
   } else {
     std::cout << resultTable(model.fitted(), r);
+    for (const auto& [k, v] : extra.items()) std::cout << k << ": " << v.dump() << "\n";
   }
   if (r.nonFinite) {
     std::cerr << "dmci fit: " << r.stopMessage << "\n";
     return kProgramError;
   }
   return kOk;
+}
+
+// --smooth: the fit runs on the smoothed program, in stages of shrinking width with --smooth-anneal (each stage
+// starts where the last ended: width SIGMA 4^-k), and the values reached are scored on the crisp program: that is
+// the loss reported, the smoothed one beside it.
+int smoothFit(const FitArgs& a, const ModelSpec& spec) {
+  smooth::SmoothSettings check;
+  check.sigma = a.smooth, check.minWeight = a.smoothMinWeight;
+  if (auto why = smooth::checkSettings(check)) throw UsageError{*why};
+  if (a.annealStages < 1) throw UsageError{"--smooth-stages: at least 1"};
+  if (!a.checkpoint.empty() || a.resume)
+    throw UsageError{"--smooth fits in stages: --checkpoint and --resume do not apply"};
+  auto model = makeModel(spec);
+  if (!model) return reportError(model.error(), a.json);
+  ModelSpec crispSpec = spec;
+  crispSpec.smoothSigma = 0;
+  auto crisp = makeModel(crispSpec);
+  if (!crisp) return reportError(crisp.error(), a.json);
+  FitSettings settings = fitSettings(a, spec);
+  auto progress = progressLine(a);
+  const int stages = a.anneal ? a.annealStages : 1;
+  FitResult r;
+  int iterations = 0;
+  uint64_t evaluations = 0;
+  double seconds = 0, sigma = a.smooth;
+  for (int k = 0; k < stages; ++k, sigma /= 4) {
+    (*model)->setSmoothSigma(sigma);
+    if (k > 0) (*model)->restartFrom(r.theta);
+    auto stage = runFit(**model, settings, progress);
+    if (!stage) return reportError(stage.error(), a.json);
+    r = std::move(*stage);
+    iterations += r.iterations, evaluations += r.evaluations, seconds += r.seconds;
+    if (r.nonFinite) break;
+  }
+  if (progress) std::fprintf(stderr, "\r\033[K");
+  r.iterations = iterations, r.evaluations = evaluations, r.seconds = seconds;
+  const double smoothed = r.loss;
+  r.loss = (*crisp)->loss(r.theta, nullptr);
+  r.holdout = (*crisp)->holdoutLoss(r.theta);
+  nlohmann::ordered_json extra;
+  extra["smoothed_loss"] = smoothed;
+  extra["smooth"] = {{"mode", "si"}, {"sigma", a.smooth}, {"stages", stages}, {"final_sigma", sigma * 4}};
+  return writeOutputs(a, **crisp, spec, r, extra);
 }
 
 int fitCommand(FitArgs a) {
@@ -260,6 +313,8 @@ int fitCommand(FitArgs a) {
     }
     if (data && !a.holdoutLists.empty())
       throw UsageError{"--holdout-data-list is for objective mode (no --data): give --holdout or --split"};
+    if (a.smoothGiven) return smoothFit(a, spec);
+    if (a.anneal) throw UsageError{"--smooth-anneal needs --smooth SIGMA"};
     auto model = makeModel(spec);
     if (!model) return reportError(model.error(), a.json);
     FitSettings settings = fitSettings(a, spec);
@@ -283,7 +338,11 @@ std::function<int()> addFitCommand(CLI::App& app) {
                                  "calibrate a program's parameters and numeric literals to data by exact gradients "
                                  "(data mode: --data and --target; objective mode: the program's value is the loss)");
   addOptions(cmd, *a);
-  return [cmd, a] { return *cmd ? fitCommand(*a) : -1; };
+  return [cmd, a] {
+    if (!*cmd) return -1;
+    a->smoothGiven = cmd->count("--smooth") > 0;
+    return fitCommand(*a);
+  };
 }
 
 namespace {
@@ -366,6 +425,17 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
       ->capture_default_str();
   cmd->add_option("--device", a.device, "tensor engine: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "threads for the rows' lanes (0: one per hardware thread)");
+  cmd->add_option("--smooth", a.smooth,
+                  "fit the Gaussian-smoothed program (smooth interpretation: a comparison on a fitted parameter "
+                  "becomes Phi(d/SIGMA), `if` blends both arms), so that a parameter that only moves a branch gets a "
+                  "gradient; the values reached are scored on the crisp program (the loss reported; "
+                  "smoothed_loss beside it)")
+      ->option_text("SIGMA");
+  cmd->add_flag("--smooth-anneal", a.anneal,
+                "with --smooth: fit in stages of shrinking width SIGMA 4^-k, each from where the last ended");
+  cmd->add_option("--smooth-stages", a.annealStages, "--smooth-anneal: the stages")->capture_default_str();
+  cmd->add_option("--smooth-min-weight", a.smoothMinWeight, "--smooth: an arm less likely than this is not run")
+      ->capture_default_str();
 }
 
 }  // namespace

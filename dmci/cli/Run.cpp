@@ -20,6 +20,7 @@
 #include "mce/Mce.h"
 #include "replay/EmitCpp.h"
 #include "replay/Trace.h"
+#include "smooth/Smooth.h"
 
 namespace dmci::cli {
 
@@ -45,6 +46,11 @@ struct RunArgs {
   uint64_t steps = Budget{}.steps;
   uint64_t heap = Budget{}.heapCells;
   double seconds = Budget{}.seconds;
+  // --smooth (grad only)
+  smooth::SmoothSettings smooth;
+  std::string smoothMode = "si", estimator = "pgo";
+  bool smoothGiven = false;       // --smooth was given
+  std::string smoothOptionAlone;  // a --smooth-... option given without --smooth
 };
 
 namespace {
@@ -189,6 +195,84 @@ int traceCommand(const RunArgs& a, const Program& program, const LaneBatch& batc
   return kOk;
 }
 
+// --smooth: the value and gradient of the Gaussian-smoothed program at the seed (smooth/Smooth.h), over the named
+// parameters differentiated.
+int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& batch, Engine& engine, EvalOptions opts) {
+  smooth::SmoothSettings s = a.smooth;
+  s.mode = *smooth::parseMode(a.smoothMode);
+  s.estimator = *smooth::parseEstimator(a.estimator);
+  if (auto why = smooth::checkSettings(s)) throw UsageError{*why};
+  if (asksForLanes(a.binds, a.laneFile))
+    throw UsageError{"--smooth estimates at one point: bind each name to a number (no lanes)"};
+  // By default (or --wrt all) every bound parameter: literals are not smoothed.
+  if (a.wrt.empty() || a.wrt == "all") opts.wrt = batch.params, opts.wrtLiterals = false;
+  if (opts.wrtLiterals)
+    throw UsageError{"--smooth smooths over named parameters only: give them with --wrt NAME,... (not literals)"};
+  if (opts.wrt.empty()) throw UsageError{"--smooth: nothing to smooth over: bind a parameter and name it in --wrt"};
+  if (byLantern(opts.route))
+    throw UsageError{std::string("--smooth cannot run on --via ") + routeName(opts.route) +
+                     ": lantern.scm takes the crisp program's gradient; use --via direct or dmci"};
+  std::vector<SeedValue> seed = batch.seed(0);
+  json j;
+  json info{{"mode", smooth::modeName(s.mode)}, {"sigma", jsonNumber(s.sigma)}};
+  if (s.mode == smooth::Mode::Si) {
+    smooth::SiStats st;
+    Program smoothed = program.withCore(smooth::smoothProgram(program.core(), opts.wrt, s, &st));
+    seed.push_back({smooth::kSigmaName, s.sigma});
+    auto ev = engine.evaluate(smoothed, seed, opts);
+    if (!ev) return reportError(ev.error(), a.json);
+    info["smoothed_comparisons"] = st.smoothed;
+    info["crisp_comparisons"] = st.crisp;
+    j["value"] = valueJson(*ev);
+    json g = json::object();
+    for (const auto& [k, v] : ev->gradient) g[k] = jsonNumber(v);
+    j["gradient"] = g;
+    if (a.stats) j["stats"] = countersJson(ev->counters);
+  } else {
+    info["estimator"] = smooth::estimatorName(s.estimator);
+    info["seed"] = s.seed;
+    std::vector<size_t> perturbed;
+    for (const auto& w : opts.wrt)
+      for (size_t k = 0; k < batch.params.size(); ++k)
+        if (batch.params[k] == w) perturbed.push_back(k);
+    std::vector<double> theta;
+    for (const auto& v : seed) theta.push_back(v.value);
+    opts.gradient = false;  // the estimators need the runs' values only
+    std::vector<std::string> names;
+    for (const auto& v : seed) names.push_back(v.name);
+    auto run = engine.prepare(program, names, opts);
+    if (!run) return reportError(run.error(), a.json);
+    auto est = smooth::mcGradient(**run, theta, perturbed, s);
+    if (!est) return reportError(est.error(), a.json);
+    info["runs"] = est->runs;
+    j["value"] = jsonNumber(est->value);
+    j["value_error"] = jsonNumber(est->valueError);
+    json g = json::object(), e = json::object();
+    for (size_t k = 0; k < perturbed.size(); ++k) {
+      g[opts.wrt[k]] = jsonNumber(est->gradient[k]);
+      e[opts.wrt[k]] = jsonNumber(est->gradientError[k]);
+    }
+    j["gradient"] = g;
+    j["gradient_error"] = e;
+  }
+  j["smooth"] = info;
+  if (a.json) {
+    std::cout << j.dump() << "\n";
+    return kOk;
+  }
+  if (a.stats) std::cerr << "smooth: " << info.dump() << "\n";
+  auto pm = [&](const char* key, const std::string& name) -> std::string {
+    if (!j.contains(key)) return "";
+    const json& e = name.empty() ? j[key] : j[key][name];
+    return " +/- " + (e.is_number() ? num(e.get<double>()) : e.dump());
+  };
+  auto shown = [](const json& v) { return v.is_number() ? num(v.get<double>()) : v.dump(); };
+  std::cout << "value: " << shown(j["value"]) << pm("value_error", "") << "\n";
+  for (const auto& w : opts.wrt)
+    std::cout << "d/d " << w << " = " << shown(j["gradient"][w]) << pm("gradient_error", w) << "\n";
+  return kOk;
+}
+
 int runCommand(const RunArgs& a) {
   auto program = loadProgram(a);
   if (!program) return reportError(program.error(), a.json);
@@ -201,6 +285,8 @@ int runCommand(const RunArgs& a) {
   setWrt(a, *batch, *opts);
   if (auto err = checkLaneBatch(*program, *batch, opts->wrt)) return reportError(*err, a.json);
   if (a.trace) return traceCommand(a, *program, *batch, *opts);
+  if (!a.smoothOptionAlone.empty()) throw UsageError{a.smoothOptionAlone + " needs --smooth SIGMA"};
+  if (a.smoothGiven) return smoothCommand(a, *program, *batch, **engine, *opts);
   if (asksForLanes(a.binds, a.laneFile)) {
     auto ev = (*engine)->evaluateLanes(*program, *batch, *opts);
     return ev ? printLanes(a, *ev) : reportError(ev.error(), a.json);
@@ -267,6 +353,30 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     cmd->add_option("--wrt", a->wrt,
                     "what to differentiate: comma-separated parameter names, 'literals' (every numeric literal, "
                     "keyed file:line:col), or 'all' (the default: every bound parameter and every literal)");
+  if (a->gradient && !a->trace) {
+    cmd->add_option("--smooth", a->smooth.sigma,
+                    "the gradient of the Gaussian-smoothed program E[P(theta + SIGMA u)], u ~ N(0, I) over the --wrt "
+                    "parameters (named parameters only): a useful gradient where the program branches on them")
+        ->option_text("SIGMA");
+    cmd->add_option(
+           "--smooth-mode", a->smoothMode,
+           "si: smooth interpretation (a comparison on a parameter becomes Phi(d/SIGMA), `if` blends both "
+           "arms; deterministic); mc: Monte Carlo over the program's own runs (--estimator, --samples, --seed)")
+        ->check(CLI::IsMember({"si", "mc"}))
+        ->capture_default_str();
+    cmd->add_option("--estimator", a->estimator,
+                    "mc: pgo (randomised finite differences in antithetic pairs) or reinforce (score function with a "
+                    "leave-one-out baseline); each estimate comes with its standard error")
+        ->check(CLI::IsMember({"pgo", "reinforce"}))
+        ->capture_default_str();
+    cmd->add_option("--samples", a->smooth.samples, "mc: program runs, made as lanes of one batch")
+        ->capture_default_str();
+    cmd->add_option("--seed", a->smooth.seed, "mc: the random draws' seed (the same seed: the same numbers)")
+        ->capture_default_str();
+    cmd->add_option("--smooth-min-weight", a->smooth.minWeight,
+                    "si: an arm whose probability is below this is not run (so recursion on a smoothed test ends)")
+        ->capture_default_str();
+  }
   cmd->add_flag("--json", a->json,
                 "print one JSON object (a non-finite number as the string \"inf\", \"-inf\" or \"nan\")");
   cmd->add_flag("--stats", a->stats,
@@ -275,7 +385,15 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
   cmd->add_option("--max-steps", a->steps, "step budget (instructions)")->capture_default_str();
   cmd->add_option("--max-heap", a->heap, "heap budget (cells, frames and tape entries)")->capture_default_str();
   cmd->add_option("--max-seconds", a->seconds, "wall-time budget")->capture_default_str();
-  return [cmd, a] { return *cmd ? runCommand(*a) : -1; };
+  return [cmd, a] {
+    if (!*cmd) return -1;
+    if (a->gradient && !a->trace) {
+      a->smoothGiven = cmd->count("--smooth") > 0;
+      for (const char* o : {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight"})
+        if (!a->smoothGiven && cmd->count(o) > 0) a->smoothOptionAlone = o;
+    }
+    return runCommand(*a);
+  };
 }
 
 }  // namespace dmci::cli

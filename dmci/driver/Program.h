@@ -31,6 +31,13 @@ class Program {
   // Several texts (text, file name) read as one program, in order: `dmci fit` puts definitions of data before a
   // user's program this way, and each form keeps its own file's positions. The program is named by the last file.
   static Result<Program> fromTexts(const std::vector<std::pair<std::string, std::string>>& sources);
+  // A program whose expanded form a pass rewrote (smooth/Smooth.h), named as the program it came from.
+  Program withCore(ExprPtr core) const {
+    Program p;
+    p.file_ = file_;
+    p.core_ = std::move(core);
+    return p;
+  }
 
   const ExprPtr& core() const { return core_; }
   const std::string& file() const { return file_; }

@@ -7,6 +7,7 @@
 #include "driver/Program.h"
 #include "fit/Names.h"
 #include "syntax/Reader.h"
+#include "smooth/Smooth.h"
 
 namespace dmci::fit {
 
@@ -137,6 +138,7 @@ Result<Prepared> prepareRuns(const ModelSpec& s, const Program& p, const std::ve
     return usage("the free variable '" + name + "' of " + s.programPath + " is " +
                  (s.data ? "neither a column of " + s.data->path + " nor" : "not") + " bound with --bind");
   }
+  if (s.smoothSigma > 0) out.fixed.emplace_back(smooth::kSigmaName, s.smoothSigma);
   std::vector<std::string> params = out.inputs;
   for (const auto& [n, v] : out.fixed) params.push_back(n);
   params.insert(params.end(), f.variables.begin(), f.variables.end());
@@ -151,6 +153,21 @@ Result<Prepared> prepareRuns(const ModelSpec& s, const Program& p, const std::ve
   if (!value) return value.error();
   out.withGradient = std::move(*grad), out.valueOnly = std::move(*value);
   return out;
+}
+
+// Smoothing: the width bound to the smoothed program's kSigmaName (a fixed binding), when there is one.
+void setSigma(Prepared& p, double sigma) {
+  for (auto& [n, v] : p.fixed)
+    if (n == smooth::kSigmaName) v = sigma;
+}
+
+// The program smoothed over the fitted variables when the spec asks for it (smooth/Smooth.h, si).
+Program smoothedIfAsked(const ModelSpec& s, const Program& p, const Fitted& f) {
+  if (!(s.smoothSigma > 0)) return p;
+  smooth::SmoothSettings settings;
+  settings.sigma = s.smoothSigma;
+  settings.minWeight = s.smoothMinWeight;
+  return p.withCore(smooth::smoothProgram(p.core(), f.variables, settings));
 }
 
 // The indices in `keys` of each fitted variable's gradient.
@@ -187,6 +204,7 @@ class DataModel : public Model {
     return evaluate(all, theta, false).value;
   }
   std::vector<std::string> inputs() const override { return p_.inputs; }
+  void setSmoothSigma(double sigma) override { setSigma(p_, sigma); }
 
   size_t residualRows() const override { return train_.size(); }
   const Loss* rowLoss() const override { return &spec_.loss; }
@@ -307,6 +325,7 @@ class ObjectiveModel : public Model {
   }
   std::vector<double> predict(const std::vector<double>&) override { return {}; }
   std::vector<std::string> inputs() const override { return {}; }
+  void setSmoothSigma(double sigma) override { setSigma(p_, sigma); }  // the held-out run takes p_'s values too
 
  private:
   Prepared p_;
@@ -370,7 +389,7 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   auto fitted =
       Program::fromTexts({{*defs, "<data>"}, {replaceTokens(s.programText, f->literals, tokens), s.programPath}});
   if (!fitted) return fitted.error();
-  auto prepared = prepareRuns(s, *fitted, free, *f);
+  auto prepared = prepareRuns(s, smoothedIfAsked(s, *fitted, *f), free, *f);
   if (!prepared) return prepared.error();
   if (s.data) return std::unique_ptr<Model>(new DataModel(s, std::move(*f), std::move(*prepared)));
   std::unique_ptr<PreparedRun> held;
@@ -387,7 +406,7 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
     auto heldProgram =
         Program::fromTexts({{*heldDefs, "<data>"}, {replaceTokens(s.programText, f->literals, tokens), s.programPath}});
     if (!heldProgram) return heldProgram.error();
-    auto heldRuns = prepareRuns(s, *heldProgram, free, *f);
+    auto heldRuns = prepareRuns(s, smoothedIfAsked(s, *heldProgram, *f), free, *f);
     if (!heldRuns) return heldRuns.error();
     held = std::move(heldRuns->valueOnly);
   }

@@ -45,6 +45,10 @@ struct ModelSpec {
   std::vector<size_t> trainRows, holdoutRows;  // empty train rows: every row
   // Objective mode.
   std::vector<DataBinding> dataBindings;
+  // Smoothing (smooth/Smooth.h, si): > 0 fits the Gaussian-smoothed program over the fitted parameters, with this
+  // width to start with (Model::setSmoothSigma changes it).
+  double smoothSigma = 0;
+  double smoothMinWeight = 1e-20;
   // Objective mode, held out: the same program with these bindings in place of the ones of the same names; its
   // value at each iterate is the held-out loss (early stopping, and the pick of the best iterate).
   std::vector<DataBinding> holdoutBindings;
@@ -81,6 +85,10 @@ class Model {
   virtual const Loss* rowLoss() const { return nullptr; }
   // The training targets' norm ‖y‖ (data mode; 0 in objective mode).
   virtual double targetNorm() const { return 0; }
+  // Smoothing: the width from now on (a model made without smoothing ignores it).
+  virtual void setSmoothSigma(double) {}
+  // The start of the next runFit: the values reached by the last (a fit in stages, as an annealed smoothing).
+  void restartFrom(const std::vector<double>& theta) { fitted_.start = theta; }
 
  protected:
   Fitted fitted_;

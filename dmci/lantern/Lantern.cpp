@@ -44,6 +44,7 @@ const std::map<std::string, std::string>& rebound() {
       {"tanh", "%l-tanh"},
       {"sigmoid", "%l-sigmoid"},
       {"softplus", "%l-softplus"},
+      {"normal-cdf", "%l-normal-cdf"},
       {"number?", "%l-number?"},
       {"pair?", "%l-pair?"},
       {"eqv?", "%l-eqv?"},

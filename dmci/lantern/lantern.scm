@@ -180,6 +180,8 @@
 (define %l-tanh (%l-unary tanh (lambda (x y) (let ((e (exp (* -2 (abs x))))) (/ (* 4 e) (square (+ 1 e)))))))
 (define %l-sigmoid (%l-unary sigmoid (lambda (x y) (* y (- 1 y)))))
 (define %l-softplus (%l-unary softplus (lambda (x y) (sigmoid x))))
+;; phi x = e^(-x^2/2)/sqrt(2 pi).
+(define %l-normal-cdf (%l-unary normal-cdf (lambda (x y) (* 0.39894228040143267794 (exp (* -0.5 x x))))))
 
 (define (%l-log a . base)
   (if (null? base)

@@ -31,6 +31,11 @@ double sigmoid(double x) {
 // log(1 + e^x) = max(x, 0) + log1p(e^-|x|): no overflow for large x, no lost digits for small e^x.
 double softplus(double x) { return std::max(x, 0.0) + std::log1p(std::exp(-std::fabs(x))); }
 
+// The standard normal distribution function Phi(x) = erfc(-x/sqrt 2)/2: no cancellation in either tail.
+double normalCdf(double x) { return 0.5 * std::erfc(-x * 0.70710678118654752440); }
+// Its density phi(x) = e^(-x^2/2)/sqrt(2 pi).
+double normalPdf(double x) { return 0.39894228040143267794 * std::exp(-0.5 * x * x); }
+
 constexpr ScalarRule kRules[] = {
     {.name = "abs",
      .f1 = [](double x) { return std::fabs(x); },
@@ -148,6 +153,12 @@ constexpr ScalarRule kRules[] = {
      .doc = "(softplus x) log(1 + e^x), computed without overflow",
      .partials = "dx = sigmoid x",
      .kernel = LaneKernel::Softplus},
+    {.name = "normal-cdf",
+     .f1 = normalCdf,
+     .dx = [](double x, double) { return normalPdf(x); },
+     .doc = "(normal-cdf x) the standard normal distribution function Phi(x) = erfc(-x/sqrt 2)/2 (what --smooth si "
+            "turns a comparison into)",
+     .partials = "dx = phi x = e^(-x^2/2)/sqrt(2 pi)"},
 };
 
 // Test-only planted faults: a factor on each rule's recorded partials, read only while one is planted.

@@ -41,6 +41,9 @@ const std::map<std::string, RuleText>& ruleTexts() {
       {"atan",
        {"std::atan(x)", "1.0 / (1.0 + x * x)", "std::atan2(a, b)", "b / (a * a + b * b)", "-a / (a * a + b * b)"}},
       {"tanh", {"std::tanh(x)", "(1.0 / (std::cosh(x) * std::cosh(x)))", nullptr, nullptr, nullptr}},
+      {"normal-cdf",
+       {"0.5 * std::erfc(-x * 0.70710678118654752440)", "0.39894228040143267794 * std::exp(-0.5 * x * x)", nullptr,
+        nullptr, nullptr}},
   };
   return m;
 }

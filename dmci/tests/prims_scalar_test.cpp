@@ -94,6 +94,7 @@ const std::vector<UnaryCase> kUnaryCases = {
     {"tanh", {-5.0, -0.5, 0.0, 1e-3, 0.3, 4.0}},
     {"sigmoid", {-40.0, -3.0, 0.0, 1e-4, 2.5, 40.0}},
     {"softplus", {-40.0, -3.0, 0.0, 1e-4, 2.5, 40.0}},
+    {"normal-cdf", {-9.0, -2.0, 0.0, 1e-3, 0.7, 6.0}},
     {"-", {-3.0, 0.0, 2.5, 1e5}},
     {"/", {-3.0, -1e-2, 0.5, 1e5}},
     {"+", {-3.0, 2.5}},
@@ -280,6 +281,14 @@ TEST(Arithmetic, IntegerDivisionOfANonIntegerIsATypeError) {
 TEST(Arithmetic, LogWithABaseAndAtanWithTwoArguments) {
   EXPECT_NEAR(eval("log", {8, 2}), 3.0, 1e-15);
   EXPECT_NEAR(eval("atan", {1, -1}), 3 * std::numbers::pi / 4, 1e-15);
+}
+
+// Phi against known values, and its lower tail without cancellation (Phi(-10) = 7.6198530241605e-24).
+TEST(Arithmetic, NormalCdfHasItsKnownValuesAndTails) {
+  EXPECT_EQ(eval("normal-cdf", {0}), 0.5);
+  EXPECT_NEAR(eval("normal-cdf", {1.959963984540054}), 0.975, 1e-15);
+  EXPECT_NEAR(eval("normal-cdf", {-10}), 7.6198530241605260e-24, 1e-36);
+  EXPECT_EQ(eval("normal-cdf", {40}), 1.0);
 }
 
 TEST(Arithmetic, SigmoidAndSoftplusAreStableAtLargeMagnitudes) {

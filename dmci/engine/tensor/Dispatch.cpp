@@ -9,6 +9,7 @@
 
 #include "engine/tensor/LaneStore.h"
 #include "prims/PrimTable.h"
+#include "prims/ScalarRule.h"
 
 namespace dmci::lanes {
 namespace {
@@ -170,6 +171,8 @@ Outcome applyPrim(Runtime& rt, LaneStore& store, int32_t set, int id, const Valu
     if (!lane && reads == LaneReads::Lists) lane = !sites(rt, args, argc, true).empty();
     if (lane) {
       if (isTorchKernel(p.lanes.kernel)) return applyRule(rt, store, set, p.lanes.kernel, args, argc);
+      if (const ScalarRule* r = scalarRule(id); r && r->f1 && r->dx && argc == 1)
+        return applyScalarRule1(rt, store, set, *r, args);
       return laneLoop(rt, store, set, p, args, argc, reads == LaneReads::Lists);
     }
   }

@@ -18,6 +18,7 @@
 
 #include "engine/Runtime.h"
 #include "prims/LaneUse.h"
+#include "prims/ScalarRule.h"
 #include "syntax/Error.h"
 
 namespace dmci::lanes {
@@ -115,6 +116,9 @@ double triadBandwidth(const std::string& device, bool float32, int64_t elements,
 // Whether a torch kernel has its rule, and the rule applied (ScalarPrims.cpp holds the table).
 bool hasRule(LaneKernel k);
 Outcome applyRule(Runtime& rt, LaneStore& store, int32_t set, LaneKernel k, const Value* args, int argc);
+// An elementary rule without a torch kernel (normal-cdf), one argument: its native value and partial lane by lane,
+// joined to the lanes' autograd graph as the native tape records them.
+Outcome applyScalarRule1(Runtime& rt, LaneStore& store, int32_t set, const ScalarRule& r, const Value* args);
 
 // Applies primitive `id` to args for the group of lane set `set`: the native
 // rule when no argument holds per-lane data it would read, a torch rule when

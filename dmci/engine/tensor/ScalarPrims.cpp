@@ -15,6 +15,7 @@
 #include "engine/tensor/LaneTensors.h"
 #include "prims/Equivalence.h"
 #include "prims/PrimTable.h"
+#include "prims/ScalarRule.h"
 
 namespace dmci::lanes {
 
@@ -374,6 +375,20 @@ const std::array<Rule, static_cast<size_t>(LaneKernel::Count)>& rulesByKernel() 
 }  // namespace
 
 bool hasRule(LaneKernel k) { return rulesByKernel()[static_cast<size_t>(k)] != nullptr; }
+
+Outcome applyScalarRule1(Runtime& rt, LaneStore& store, int32_t set, const ScalarRule& r, const Value* args) {
+  Ctx c{rt, store, *store.impl, set, store.size(set)};
+  c.counted();
+  needNumbers(c, r.name, args, 1);
+  at::Tensor x = c.num(args[0]);
+  at::Tensor d = x.detach().to(at::kCPU, at::kDouble).contiguous();
+  at::Tensor y = at::empty_like(d), p = at::empty_like(d);
+  const double* xs = d.data_ptr<double>();
+  double *ys = y.data_ptr<double>(), *ps = p.data_ptr<double>();
+  for (int64_t i = 0; i < d.numel(); ++i) ys[i] = r.f1(xs[i]), ps[i] = r.dx(xs[i], ys[i]) * partialScale(r);
+  y = y.to(x.options().requires_grad(false)), p = p.to(x.options().requires_grad(false));
+  return Outcome::of(c.real(Linearised::apply(x, x, y, p, at::zeros_like(p))));
+}
 
 Outcome applyRule(Runtime& rt, LaneStore& store, int32_t set, LaneKernel k, const Value* args, int argc) {
   Rule rule = rulesByKernel()[static_cast<size_t>(k)];

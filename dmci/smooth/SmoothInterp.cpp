@@ -1,0 +1,361 @@
+// Smooth interpretation (--smooth-mode si) as a source-to-source transform of the expanded program (smooth/Smooth.h).
+//
+// First a dependence analysis finds which expressions may depend on a fitted parameter: a flow-insensitive fixpoint
+// over the variables' bindings. A call of a known procedure (a lambda bound by let/letrec, or written in place)
+// passes its arguments' dependence to its parameters; a lambda handed to another procedure (map, fold, apply) takes
+// the dependence of that call's other arguments; a lambda that escapes any other way takes it from the whole
+// program. A primitive's result depends on what its arguments do.
+//
+// Then the rewrite. A comparison (< <= > >=, two arguments, the primitives themselves) with a dependent operand, in
+// a tested position (an `if` test, and through `and`, `or`, `not` and nested tests), becomes the probability of being
+// true under the smoothing, p = Phi(d/s), with d the signed distance to the boundary: d = b - a for (< a b). `and`,
+// `or` and `not` combine them as independent events. An `if` on such a p runs the arm with probability p, the other
+// with 1 - p, skips an arm whose probability is below the minimum weight (so recursion on a smoothed test ends),
+// and blends two numbers as p t + (1 - p) e; two values that are not both numbers take the likelier arm. So the
+// merge happens at every join: one path state, the blended one. Comparisons on data alone are left as they are.
+#include <functional>
+#include <map>
+#include <set>
+
+#include "driver/BigStack.h"
+#include "prims/PrimTable.h"
+#include "smooth/Smooth.h"
+
+namespace dmci::smooth {
+namespace {
+
+const char* kBlend = "%smooth-blend";
+const char* kProb = "%smooth-p";
+
+bool isComparison(const std::string& n) { return n == "<" || n == "<=" || n == ">" || n == ">="; }
+
+// The library procedures that call a procedure argument with values made from their other arguments.
+bool callsItsArguments(const std::string& n) {
+  for (const char* h : {"map", "for-each", "filter", "fold-left", "fold-right", "reduce", "apply", "assoc", "member"})
+    if (n == h) return true;
+  return false;
+}
+
+class Analysis {
+ public:
+  explicit Analysis(const std::vector<std::string>& params) : params_(params.begin(), params.end()) {}
+
+  void run(const ExprPtr& root) {
+    do {
+      changed_ = false;
+      env_.clear();
+      visit(*root, Ctx::Other);
+    } while (changed_);
+  }
+
+  // Whether `e` may depend on a parameter, in the scope `env` (names to variable ids, innermost last): valid after
+  // run(), for the rewrite's walk.
+  bool dependent(const CoreExpr& e) const {
+    auto it = exprDep_.find(&e);
+    return it != exprDep_.end() && it->second;
+  }
+  // The variable a reference names at that reference (-1: free).
+  int varOf(const CoreExpr& ref) const {
+    auto it = refVar_.find(&ref);
+    return it == refVar_.end() ? -1 : it->second;
+  }
+
+ private:
+  enum class Ctx { Operator, Argument, Other };
+  std::set<std::string> params_;
+  std::vector<std::pair<std::string, int>> env_;
+  std::vector<bool> var_;                                   // a variable's value may depend on a parameter
+  std::map<const CoreExpr*, std::vector<int>> lambdaVars_;  // a lambda's parameters' variables
+  std::map<const CoreExpr*, bool> ret_;                     // a lambda's result may depend on one
+  std::map<const CoreExpr*, std::vector<int>> bindVars_;    // a let's or letrec's variables
+  std::map<int, const CoreExpr*> lambdaOf_;                 // a variable bound to a lambda written in place
+  std::map<const CoreExpr*, bool> exprDep_;
+  std::map<const CoreExpr*, int> refVar_;
+  bool any_ = false;  // anything at all depends on a parameter
+  bool changed_ = false;
+
+  void set(std::vector<bool>::reference b, bool v) {
+    if (v && !b) b = true, changed_ = true;
+  }
+  int newVar() {
+    var_.push_back(false);
+    return static_cast<int>(var_.size()) - 1;
+  }
+  const std::vector<int>& varsFor(std::map<const CoreExpr*, std::vector<int>>& m, const CoreExpr* e, size_t n) {
+    auto& v = m[e];
+    while (v.size() < n) v.push_back(newVar());
+    return v;
+  }
+  int lookup(const std::string& n) const {
+    for (size_t i = env_.size(); i-- > 0;)
+      if (env_[i].first == n) return env_[i].second;
+    return -1;
+  }
+  // The lambda `e` stands for, when it is one written in place or a variable bound to one.
+  const CoreExpr* lambdaAt(const CoreExpr& e) const {
+    if (e.kind == CoreKind::Lambda) return &e;
+    if (e.kind == CoreKind::Ref) {
+      int v = lookup(e.name);
+      auto it = v < 0 ? lambdaOf_.end() : lambdaOf_.find(v);
+      if (it != lambdaOf_.end()) return it->second;
+    }
+    return nullptr;
+  }
+  // Passes `dep` to every parameter of the lambda `l`.
+  void taintParams(const CoreExpr* l, bool dep) {
+    for (int v : varsFor(lambdaVars_, l, l->params.size())) set(var_[static_cast<size_t>(v)], dep);
+  }
+  void callKnown(const CoreExpr* l, const std::vector<bool>& args) {
+    const auto& vars = varsFor(lambdaVars_, l, l->params.size());
+    const size_t fixed = l->variadic ? vars.size() - 1 : vars.size();
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (i < fixed)
+        set(var_[static_cast<size_t>(vars[i])], args[i]);
+      else if (l->variadic)
+        set(var_[static_cast<size_t>(vars.back())], args[i]);
+    }
+  }
+
+  bool visit(const CoreExpr& e, Ctx ctx) {
+    bool d = visitInner(e, ctx);
+    if (d && !any_) any_ = true, changed_ = true;  // lambdas that escaped earlier in this pass take it next pass
+    auto& slot = exprDep_[&e];
+    slot = slot || d;
+    return d;
+  }
+
+  bool visitInner(const CoreExpr& e, Ctx ctx) {
+    switch (e.kind) {
+      case CoreKind::Const:
+        return false;
+      case CoreKind::Ref: {
+        int v = lookup(e.name);
+        refVar_[&e] = v;
+        if (v < 0) return params_.count(e.name) > 0;
+        if (ctx == Ctx::Other)
+          if (const CoreExpr* l = lambdaAt(e)) taintParams(l, any_);  // escapes: called from anywhere
+        return var_[static_cast<size_t>(v)];
+      }
+      case CoreKind::If: {
+        bool c = visit(*e.kids[0], Ctx::Other);
+        bool t = visit(*e.kids[1], Ctx::Other);
+        bool f = visit(*e.kids[2], Ctx::Other);
+        return c || t || f;
+      }
+      case CoreKind::Lambda: {
+        const auto& vars = varsFor(lambdaVars_, &e, e.params.size());
+        if (ctx == Ctx::Other) taintParams(&e, any_);
+        size_t mark = env_.size();
+        for (size_t i = 0; i < e.params.size(); ++i) env_.emplace_back(e.params[i], vars[i]);
+        bool r = visit(*e.body, Ctx::Other);
+        env_.resize(mark);
+        bool& slot = ret_[&e];
+        if (r && !slot) slot = true, changed_ = true;
+        return slot;
+      }
+      case CoreKind::App: {
+        std::vector<bool> args;
+        for (size_t i = 1; i < e.kids.size(); ++i) args.push_back(visit(*e.kids[i], Ctx::Argument));
+        const CoreExpr* known = lambdaAt(*e.kids[0]);
+        bool f = visit(*e.kids[0], Ctx::Operator);
+        // A procedure handed to one that calls it (map, fold, apply, a user's procedure) is called with values
+        // made from the other arguments; handed to any other primitive (list, cons) it escapes.
+        const CoreExpr& op = *e.kids[0];
+        const bool calls = known || (op.kind == CoreKind::Ref && lookup(op.name) < 0 && callsItsArguments(op.name));
+        for (size_t i = 1; i < e.kids.size(); ++i)
+          if (const CoreExpr* l = lambdaAt(*e.kids[i])) {
+            bool others = f || (!calls && any_);
+            for (size_t j = 0; j < args.size(); ++j) others = others || (j + 1 != i && args[j]);
+            taintParams(l, others);
+          }
+        if (known) {
+          callKnown(known, args);
+          return ret_[known];
+        }
+        bool any = f;
+        for (bool a : args) any = any || a;
+        return any;
+      }
+      case CoreKind::Begin: {
+        bool d = false;
+        for (const auto& k : e.kids) d = visit(*k, Ctx::Other);  // the last one's value
+        return d;
+      }
+      case CoreKind::Let:
+      case CoreKind::Letrec: {
+        const bool rec = e.kind == CoreKind::Letrec;
+        const auto& vars = varsFor(bindVars_, &e, e.bindings.size());
+        size_t mark = env_.size();
+        if (rec)
+          for (size_t i = 0; i < e.bindings.size(); ++i) env_.emplace_back(e.bindings[i].first, vars[i]);
+        for (size_t i = 0; i < e.bindings.size(); ++i) {
+          const CoreExpr& init = *e.bindings[i].second;
+          if (init.kind == CoreKind::Lambda) lambdaOf_[vars[i]] = &init;
+          bool d = visit(init, init.kind == CoreKind::Lambda ? Ctx::Operator : Ctx::Other);  // may add variables
+          set(var_[static_cast<size_t>(vars[i])], d);
+        }
+        if (!rec)
+          for (size_t i = 0; i < e.bindings.size(); ++i) env_.emplace_back(e.bindings[i].first, vars[i]);
+        bool d = visit(*e.body, Ctx::Other);
+        env_.resize(mark);
+        return d;
+      }
+    }
+    return false;
+  }
+};
+
+class Rewriter {
+ public:
+  Rewriter(const Analysis& a, const SmoothSettings& s, SiStats& stats) : a_(a), s_(s), stats_(stats) {}
+  bool changed = false;
+  ~Rewriter() {
+    stats_.smoothed = static_cast<int>(smoothed_.size());
+    stats_.crisp = static_cast<int>(crisp_.size());
+  }
+
+  ExprPtr value(const ExprPtr& e) {
+    switch (e->kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+        return e;
+      case CoreKind::If: {
+        if (ExprPtr p = prob(*e->kids[0])) {
+          changed = true;
+          return blendIf(p, value(e->kids[1]), value(e->kids[2]), e->pos);
+        }
+        return CoreExpr::if_(value(e->kids[0]), value(e->kids[1]), value(e->kids[2]), e->pos);
+      }
+      case CoreKind::Lambda:
+        return CoreExpr::lambda(e->params, e->variadic, value(e->body), e->pos, e->name, e->hidden);
+      case CoreKind::App:
+      case CoreKind::Begin: {
+        std::vector<ExprPtr> kids;
+        for (const auto& k : e->kids) kids.push_back(value(k));
+        return e->kind == CoreKind::App ? CoreExpr::app(std::move(kids), e->pos)
+                                        : CoreExpr::begin(std::move(kids), e->pos);
+      }
+      case CoreKind::Let:
+      case CoreKind::Letrec: {
+        std::vector<Binding> bs;
+        for (const auto& [n, init] : e->bindings) bs.emplace_back(n, value(init));
+        return e->kind == CoreKind::Let ? CoreExpr::let(std::move(bs), value(e->body), e->pos)
+                                        : CoreExpr::letrec(std::move(bs), value(e->body), e->pos);
+      }
+    }
+    return e;
+  }
+
+ private:
+  const Analysis& a_;
+  const SmoothSettings& s_;
+  SiStats& stats_;
+  std::set<const CoreExpr*> smoothed_, crisp_;  // tested comparisons, each counted once however often it is seen
+
+  static ExprPtr num(double v, SrcPos p) { return CoreExpr::constant(Datum::num(v, p), p); }
+  static ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
+  static ExprPtr call(const std::string& f, std::vector<ExprPtr> args, SrcPos p) {
+    args.insert(args.begin(), ref(f, p));
+    return CoreExpr::app(std::move(args), p);
+  }
+  static ExprPtr oneMinus(ExprPtr x, SrcPos p) { return call("-", {num(1, p), std::move(x)}, p); }
+
+  // A free reference to a primitive (not a user's binding of its name).
+  bool isPrim(const CoreExpr& f, const char* name) const {
+    return f.kind == CoreKind::Ref && f.name == name && a_.varOf(f) < 0;
+  }
+
+  // The probability that a tested expression is true, when it is smoothed; null when it stays crisp.
+  ExprPtr prob(const CoreExpr& e) {
+    SrcPos p = e.pos;
+    if (e.kind == CoreKind::App && !e.kids.empty() && e.kids[0]->kind == CoreKind::Ref && a_.varOf(*e.kids[0]) < 0 &&
+        isComparison(e.kids[0]->name) && e.kids.size() == 3) {
+      if (!a_.dependent(*e.kids[1]) && !a_.dependent(*e.kids[2])) {
+        crisp_.insert(&e);
+        return nullptr;
+      }
+      smoothed_.insert(&e);
+      ExprPtr lhs = value(e.kids[1]), rhs = value(e.kids[2]);
+      const bool less = e.kids[0]->name[0] == '<';
+      ExprPtr d = less ? call("-", {rhs, lhs}, p) : call("-", {lhs, rhs}, p);
+      return call("normal-cdf", {call("/", {d, ref(kSigmaName, p)}, p)}, p);
+    }
+    if (e.kind == CoreKind::App && e.kids.size() == 2 && isPrim(*e.kids[0], "not")) {
+      if (ExprPtr x = prob(*e.kids[1])) return oneMinus(x, p);
+      return nullptr;
+    }
+    // or: (let ((t a)) (if t t b)) gives 1 - (1 - P(a))(1 - P(b)).
+    if (e.kind == CoreKind::Let && e.bindings.size() == 1 && e.body->kind == CoreKind::If) {
+      const CoreExpr& f = *e.body;
+      const std::string& t = e.bindings[0].first;
+      auto isT = [&](const CoreExpr& k) { return k.kind == CoreKind::Ref && k.name == t; };
+      if (isT(*f.kids[0]) && isT(*f.kids[1])) {
+        ExprPtr pa = prob(*e.bindings[0].second);
+        ExprPtr pb = prob(*f.kids[2]);
+        if (!pa && !pb) return nullptr;
+        if (!pa) pa = indicator(e.bindings[0].second);
+        if (!pb) pb = indicator(f.kids[2]);
+        return oneMinus(call("*", {oneMinus(pa, p), oneMinus(pb, p)}, p), p);
+      }
+    }
+    // and, nested tests: P(c) P(t) + (1 - P(c)) P(e).
+    if (e.kind == CoreKind::If) {
+      ExprPtr pc = prob(*e.kids[0]), pt = prob(*e.kids[1]), pe = prob(*e.kids[2]);
+      if (!pc && !pt && !pe) return nullptr;
+      if (!pt) pt = indicator(e.kids[1]);
+      if (!pe) pe = indicator(e.kids[2]);
+      if (!pc) return CoreExpr::if_(value(e.kids[0]), pt, pe, p);
+      ExprPtr w = ref(kProb, p);
+      return CoreExpr::let({{kProb, pc}}, call("+", {call("*", {w, pt}, p), call("*", {oneMinus(w, p), pe}, p)}, p), p);
+    }
+    return nullptr;
+  }
+
+  // A crisp test as a probability: 1 when true, 0 when false.
+  ExprPtr indicator(const ExprPtr& e) {
+    if (e->kind == CoreKind::Const && e->datum->kind == DatumKind::Bool) return num(e->datum->boolean ? 1 : 0, e->pos);
+    return CoreExpr::if_(value(e), num(1, e->pos), num(0, e->pos), e->pos);
+  }
+
+  // (let ((p P)) (if (< p w) e (if (< (- 1 p) w) t (%smooth-blend p t e)))): an arm below the minimum weight is
+  // not run.
+  ExprPtr blendIf(const ExprPtr& pr, const ExprPtr& t, const ExprPtr& e, SrcPos p) {
+    ExprPtr w = ref(kProb, p), minW = num(s_.minWeight, p);
+    ExprPtr both = call(kBlend, {w, t, e}, p);
+    ExprPtr body =
+        CoreExpr::if_(call("<", {w, minW}, p), e, CoreExpr::if_(call("<", {oneMinus(w, p), minW}, p), t, both, p), p);
+    return CoreExpr::let({{kProb, pr}}, body, p);
+  }
+};
+
+// (lambda (p a b) (if (number? a) (if (number? b) (+ (* p a) (* (- 1 p) b)) LIKELIER) LIKELIER)),
+// LIKELIER = (if (< p 0.5) b a).
+ExprPtr blendProcedure(SrcPos at) {
+  auto r = [&](const char* n) { return CoreExpr::ref(n, at); };
+  auto n = [&](double v) { return CoreExpr::constant(Datum::num(v, at), at); };
+  auto app = [&](std::vector<ExprPtr> k) { return CoreExpr::app(std::move(k), at); };
+  auto likelier = [&] { return CoreExpr::if_(app({r("<"), r("p"), n(0.5)}), r("b"), r("a"), at); };
+  ExprPtr mix = app({r("+"), app({r("*"), r("p"), r("a")}), app({r("*"), app({r("-"), n(1), r("p")}), r("b")})});
+  ExprPtr body = CoreExpr::if_(app({r("number?"), r("a")}),
+                               CoreExpr::if_(app({r("number?"), r("b")}), mix, likelier(), at), likelier(), at);
+  return CoreExpr::lambda({"p", "a", "b"}, false, body, at, kBlend);
+}
+
+}  // namespace
+
+ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& params, const SmoothSettings& s,
+                      SiStats* stats) {
+  SiStats local;
+  SiStats& st = stats ? *stats : local;
+  ExprPtr out = core;
+  runWithBigStack([&] {
+    Analysis a(params);
+    a.run(core);
+    Rewriter rw(a, s, st);
+    ExprPtr body = rw.value(core);
+    if (rw.changed) out = CoreExpr::letrec({{kBlend, blendProcedure(core->pos)}}, body, core->pos);
+  });
+  return out;
+}
+
+}  // namespace dmci::smooth

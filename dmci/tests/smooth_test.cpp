@@ -1,0 +1,219 @@
+// The smoothed gradients (smooth/Smooth.h) against analytic answers: the Heaviside step's smoothed derivative
+// -phi(x/s)/s by smooth interpretation (to 1e-9) and by the Monte Carlo estimators (within 3 standard errors), the
+// same numbers by both routes and on the native and replay engines, and the checks that catch a wrong width.
+#include "smooth/Smooth.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "driver/Engine.h"
+#include "driver/Program.h"
+
+namespace dmci::smooth {
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+double phi(double z) { return std::exp(-0.5 * z * z) / std::sqrt(2 * kPi); }
+double Phi(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+const char* kHeaviside = "(if (<= x 0) 1 0)";
+
+Program parse(const std::string& src) {
+  auto p = Program::fromText(src, "prog.scm");
+  EXPECT_TRUE(p) << (p ? "" : p.error().message);
+  return *p;
+}
+
+// si: the smoothed program's value and gradient in x, by a route and an engine.
+Evaluation siRun(const std::string& src, double x, double sigma, Route route = Route::Direct,
+                 const std::string& engine = "native", SiStats* stats = nullptr) {
+  Program p = parse(src);
+  SmoothSettings s;
+  s.sigma = sigma;
+  Program sp = p.withCore(smoothProgram(p.core(), {"x"}, s, stats));
+  EvalOptions o;
+  o.route = route;
+  o.wrt = {"x"};
+  auto e = engineNamed(engine);
+  EXPECT_TRUE(e);
+  auto ev = (*e)->evaluate(sp, {{"x", x}, {kSigmaName, sigma}}, o);
+  EXPECT_TRUE(ev) << (ev ? "" : ev.error().message);
+  return ev ? *ev : Evaluation{};
+}
+
+Estimate mcRun(const std::string& src, double x, SmoothSettings s, Route route = Route::Direct,
+               const std::string& engine = "native") {
+  Program p = parse(src);
+  EvalOptions o;
+  o.route = route;
+  o.gradient = false;
+  auto e = engineNamed(engine);
+  EXPECT_TRUE(e);
+  auto run = (*e)->prepare(p, {"x"}, o);
+  EXPECT_TRUE(run) << (run ? "" : run.error().message);
+  auto est = mcGradient(**run, {x}, {0}, s);
+  EXPECT_TRUE(est) << (est ? "" : est.error().message);
+  return *est;
+}
+
+TEST(SmoothSi, HeavisideHasTheSmoothedStepsDerivative) {
+  for (double x : {0.0, 0.3, -0.7}) {
+    SiStats st;
+    Evaluation ev = siRun(kHeaviside, x, 0.5, Route::Direct, "native", &st);
+    EXPECT_NEAR(ev.value, Phi(-x / 0.5), 1e-12) << x;
+    ASSERT_EQ(ev.gradient.size(), 1u);
+    EXPECT_NEAR(ev.gradient[0].second, -phi(x / 0.5) / 0.5, 1e-9) << x;
+    EXPECT_EQ(st.smoothed, 1);
+    EXPECT_EQ(st.crisp, 0);
+  }
+  EXPECT_NEAR(siRun(kHeaviside, 0, 0.5).gradient[0].second, -0.7978845608028654, 1e-9);
+}
+
+TEST(SmoothSi, BothRoutesAndEveryEngineAgree) {
+  const std::string src = "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* (f 0) (if (> (* x x) 2) x 1))";
+  Evaluation direct = siRun(src, 1.3, 0.4);
+  for (Route r : {Route::Direct, Route::Dmci})
+    for (const char* engine : {"native", "replay"}) {
+      Evaluation ev = siRun(src, 1.3, 0.4, r, engine);
+      EXPECT_NEAR(ev.value, direct.value, 1e-12 * std::fabs(direct.value)) << routeName(r) << " " << engine;
+      ASSERT_EQ(ev.gradient.size(), 1u);
+      EXPECT_NEAR(ev.gradient[0].second, direct.gradient[0].second, 1e-12 * std::fabs(direct.gradient[0].second))
+          << routeName(r) << " " << engine;
+    }
+  EXPECT_TRUE(std::isfinite(direct.gradient[0].second));
+  EXPECT_NE(direct.gradient[0].second, 0.0);
+}
+
+// and, or, not combine as independent events: P(0 < x < 1) = Phi(x/s) Phi((1 - x)/s).
+TEST(SmoothSi, AndOrNotCombineAsIndependentEvents) {
+  const double x = 0.3, s = 0.4, a = Phi(x / s), b = Phi((1 - x) / s);
+  const double da = phi(x / s) / s, db = -phi((1 - x) / s) / s;
+  Evaluation both = siRun("(if (and (< 0 x) (< x 1)) 1 0)", x, s);
+  EXPECT_NEAR(both.value, a * b, 1e-12);
+  EXPECT_NEAR(both.gradient[0].second, da * b + a * db, 1e-12);
+  Evaluation either = siRun("(if (or (< x 0) (> x 1)) 1 0)", x, s);
+  EXPECT_NEAR(either.value, 1 - a * b, 1e-12);
+  EXPECT_NEAR(either.gradient[0].second, -(da * b + a * db), 1e-12);
+  Evaluation neither = siRun("(if (not (< x 0)) 1 0)", x, s);
+  EXPECT_NEAR(neither.value, a, 1e-12);
+  EXPECT_NEAR(neither.gradient[0].second, da, 1e-12);
+}
+
+// A comparison on data alone stays crisp: the program comes back as it was, and its numbers are today's.
+TEST(SmoothSi, ComparisonsOnDataAloneStayCrisp) {
+  Program p = parse("(define (f k acc) (if (= k 0) acc (f (- k 1) (* acc x)))) (if (< n 3) (f n 1) (f 3 x))");
+  SmoothSettings s;
+  s.sigma = 0.5;
+  SiStats st;
+  EXPECT_EQ(smoothProgram(p.core(), {"x"}, s, &st), p.core());
+  EXPECT_EQ(st.smoothed, 0);
+  EXPECT_EQ(st.crisp, 1);  // (< n 3); `=` is never smoothed
+  // One dependent comparison smooths that one only.
+  Program q = parse("(define (f k) (if (< k 2) (* k x) (f (- k 1)))) (if (< x (f 5)) 1 2)");
+  SiStats sq;
+  EXPECT_NE(smoothProgram(q.core(), {"x"}, s, &sq), q.core());
+  EXPECT_EQ(sq.smoothed, 1);
+  EXPECT_EQ(sq.crisp, 1);
+}
+
+// A procedure stored in a list escapes: its parameters may receive a parameter's value, so its test is smoothed;
+// one mapped over data alone stays crisp.
+TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {
+  Evaluation stored = siRun("(define g (lambda (y) (if (< y 0) 1 0))) (define h (list g)) ((car h) x)", 0.2, 0.5);
+  EXPECT_NEAR(stored.gradient[0].second, -phi(0.2 / 0.5) / 0.5, 1e-12);
+  SiStats st;
+  Evaluation mapped = siRun("(+ x (fold-left + 0 (map (lambda (k) (if (< k 2) 1 0)) (list 1 2 3))))", 0.2, 0.5,
+                            Route::Direct, "native", &st);
+  EXPECT_EQ(st.smoothed, 0);
+  EXPECT_EQ(mapped.value, 1.2);
+}
+
+// An arm below the minimum weight is not run: with the weight 0 the unbounded recursion below never ends, and the
+// step budget says so; with the default it ends and the value is the smoothed count.
+TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
+  Program p = parse("(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (f 0)");
+  SmoothSettings s;
+  s.sigma = 0.25;
+  EvalOptions o;
+  o.wrt = {"x"};
+  auto ev = p.withCore(smoothProgram(p.core(), {"x"}, s)).evaluate({{"x", 2.5}, {kSigmaName, 0.25}}, o);
+  ASSERT_TRUE(ev) << ev.error().message;
+  // The count of k = 0, 1, 2, ... below x: each step k is taken with probability Phi((x - k)/s) given the last.
+  double expect = 0, reach = 1;
+  for (int k = 0; k < 40; ++k) reach *= Phi((2.5 - k) / 0.25), expect += reach;
+  EXPECT_NEAR(ev->value, expect, 1e-9);
+  s.minWeight = 0;
+  o.budget.steps = 200000;
+  auto endless = p.withCore(smoothProgram(p.core(), {"x"}, s)).evaluate({{"x", 2.5}, {kSigmaName, 0.25}}, o);
+  EXPECT_FALSE(endless);
+}
+
+// pgo and reinforce at 1,000 samples: within 3 standard errors of -phi(0)/s; an estimate made with a wrong width
+// is not, so the check can fail.
+TEST(SmoothMc, HeavisideEstimatesLieWithinThreeStandardErrors) {
+  const double truth = -phi(0) / 0.5;
+  for (Estimator est : {Estimator::Pgo, Estimator::Reinforce}) {
+    SmoothSettings s;
+    s.mode = Mode::Mc;
+    s.estimator = est;
+    s.sigma = 0.5;
+    s.samples = 1000;
+    s.seed = 7;
+    Estimate e = mcRun(kHeaviside, 0, s);
+    EXPECT_EQ(e.runs, 1000);
+    ASSERT_EQ(e.gradient.size(), 1u);
+    EXPECT_GT(e.gradientError[0], 0);
+    EXPECT_LT(e.gradientError[0], 0.1);
+    EXPECT_LT(std::fabs(e.gradient[0] - truth), 3 * e.gradientError[0]) << estimatorName(est);
+    EXPECT_LT(std::fabs(e.value - 0.5), 3 * e.valueError + 1e-12) << estimatorName(est);
+    s.sigma = 0.25;  // the answer for 0.5 is wrong here, by about 10 standard errors
+    Estimate wrong = mcRun(kHeaviside, 0, s);
+    EXPECT_GT(std::fabs(wrong.gradient[0] - truth), 3 * wrong.gradientError[0]) << estimatorName(est);
+  }
+}
+
+TEST(SmoothMc, TheSameSeedGivesTheSameNumbersOnEveryRouteAndEngine) {
+  const std::string src = "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* x (f 0))";
+  SmoothSettings s;
+  s.mode = Mode::Mc;
+  s.sigma = 0.3;
+  s.samples = 200;
+  s.seed = 11;
+  Estimate ref = mcRun(src, 1.7, s);
+  for (Route r : {Route::Direct, Route::Dmci})
+    for (const char* engine : {"native", "replay"}) {
+      Estimate e = mcRun(src, 1.7, s, r, engine);
+      EXPECT_EQ(e.value, ref.value) << routeName(r) << " " << engine;
+      EXPECT_EQ(e.gradient, ref.gradient) << routeName(r) << " " << engine;
+      EXPECT_EQ(e.gradientError, ref.gradientError) << routeName(r) << " " << engine;
+    }
+  s.seed = 12;
+  EXPECT_NE(mcRun(src, 1.7, s).gradient, ref.gradient);  // another seed, other draws
+}
+
+TEST(SmoothSettingsCheck, BadSettingsAreRefusedWithTheReason) {
+  SmoothSettings s;
+  s.sigma = 0.5;
+  EXPECT_FALSE(checkSettings(s));
+  for (double bad : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
+    s.sigma = bad;
+    auto why = checkSettings(s);
+    ASSERT_TRUE(why) << bad;
+    EXPECT_NE(why->find("positive"), std::string::npos) << *why;
+  }
+  s.sigma = 0.5;
+  s.samples = -3;
+  ASSERT_TRUE(checkSettings(s));
+  EXPECT_NE(checkSettings(s)->find("negative"), std::string::npos);
+  s.samples = 1;
+  s.mode = Mode::Mc;
+  ASSERT_TRUE(checkSettings(s));
+  s.samples = 2;
+  EXPECT_FALSE(checkSettings(s));
+  s.minWeight = 0.5;
+  EXPECT_TRUE(checkSettings(s));
+}
+
+}  // namespace
+}  // namespace dmci::smooth
