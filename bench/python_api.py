@@ -80,7 +80,7 @@ def main():
     bench = os.path.join(build, "replay_bench")
     if os.path.exists(bench):
         env = dict(os.environ, DMCI_REPLAY_ROUTE=a.route)
-        r = subprocess.run([bench, "--benchmark_filter=^BM_Replay/alpha_x2/%s/%d$" % (a.engine, a.lanes),
+        r = subprocess.run([bench, "--benchmark_filter=^BM_Replay/alpha_x2/%s/%d/real_time$" % (a.engine, a.lanes),
                             "--benchmark_format=json", "--benchmark_repetitions=5",
                             "--benchmark_report_aggregates_only=true"], capture_output=True, text=True, env=env)
         try:

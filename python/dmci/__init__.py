@@ -14,6 +14,7 @@ releases the GIL, and the library gives each concurrent call its own per-evaluat
 import ctypes
 import json
 import os
+import threading
 
 import numpy as np
 
@@ -91,6 +92,8 @@ _lib.dmci_string_free.argtypes = [_P]
 _lib.dmci_string_free.restype = None
 for _f in ("dmci_open_text", "dmci_open_file", "dmci_value_gradient", "dmci_lanes", "dmci_fit"):
     getattr(_lib, _f).restype = ctypes.c_int32
+_value_gradient = _lib.dmci_value_gradient
+_F64 = np.dtype(np.float64)
 
 if _lib.dmci_api_version() != 1:
     raise ImportError("dmci: libdmci.so speaks C API version %d, this package version 1" % _lib.dmci_api_version())
@@ -167,6 +170,7 @@ class Program:
         self.route, self.engine = route, engine
         self.names = [_lib.dmci_param_name(self._h, i).decode() for i in range(_lib.dmci_param_count(self._h))]
         self._p = len(self.names)
+        self._local = threading.local()  # each thread's call buffers (see _buffers)
 
     def __del__(self):
         if getattr(self, "_h", None):
@@ -182,16 +186,41 @@ class Program:
             raise ValueError("params: shape %s (the parameters %s), got %s" % (shape, self.names, a.shape))
         return a
 
+    def _buffers(self):
+        """This thread's buffers for one seed: the parameters, the value, the gradient and the error, as ctypes
+        objects whose addresses are taken once (asking NumPy for an array's address costs microseconds, more
+        than the call), and the last `out` array with its address."""
+        b = self._local
+        b.params, b.value = (ctypes.c_double * max(1, self._p))(), ctypes.c_double()
+        b.grad, b.err = (ctypes.c_double * max(1, self._p))(), ctypes.c_void_p()
+        b.params_view = np.frombuffer(b.params, dtype=np.float64, count=self._p)
+        b.grad_view = np.frombuffer(b.grad, dtype=np.float64, count=self._p)
+        b.addresses = (ctypes.addressof(b.params), ctypes.addressof(b.value), ctypes.addressof(b.err))
+        b.grad_address = ctypes.addressof(b.grad)
+        b.out, b.out_address = None, 0
+        return b
+
     def value_and_grad(self, params, out=None):
         """The value and the gradient at one point: params has one number per name. The gradient goes into
         `out` (float64, shape (p,)) when given; returns (value, gradient)."""
-        a = self._params(params, (self._p,))
-        g = np.empty(self._p) if out is None else _buffer(out, (self._p,), "out")
-        v, err = ctypes.c_double(), ctypes.c_void_p()
-        status = _lib.dmci_value_gradient(self._h, a.ctypes.data, ctypes.addressof(v), g.ctypes.data,
-                                          ctypes.addressof(err))
-        _check(status, err)
-        return v.value, g
+        b = self._local
+        if not hasattr(b, "addresses"):
+            b = self._buffers()
+        if type(params) is not np.ndarray or params.shape != (self._p,):
+            params = self._params(params, (self._p,))
+        b.params_view[:] = params
+        if out is None:
+            g = b.grad_address
+        elif out is b.out and out.shape == (self._p,) and out.dtype is _F64:  # as last time: its address known
+            g = b.out_address
+        else:
+            b.out, b.out_address = _buffer(out, (self._p,), "out"), out.ctypes.data
+            g = b.out_address
+        pa, va, ea = b.addresses
+        status = _value_gradient(self._h, pa, va, g, ea)
+        if status:
+            _check(status, b.err)
+        return b.value.value, (b.grad_view.copy() if out is None else out)
 
     def lanes(self, P, out=None):
         """B lanes at once: P is B x p (row b: lane b's parameters). A C-contiguous float64 array is read in

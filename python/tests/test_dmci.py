@@ -38,7 +38,7 @@ def tool_json(tool, args):
 
 
 def as_float(x):
-    return float(x) if not isinstance(x, str) else float(x.replace("inf", "inf"))
+    return float(x)  # a number, or the strings "inf", "-inf", "nan" for the non-finite ones
 
 
 @pytest.mark.parametrize("file,seed,route,engine", CASES, ids=["%s-%s-%s" % (c[0].split("/")[1][:-4], c[2], c[3])
@@ -51,6 +51,7 @@ def test_value_and_gradient_equal_the_tools_bit_for_bit(tool, source_dir, file, 
         status, out = tool_json(tool, ["grad", path, "--via", route, "--engine", engine, "--wrt", ",".join(seed)]
                                 + ["--bind=%s=%r" % kv for kv in seed.items()])
         assert status == "error", "the API refused (%s) what the tool ran" % e
+        assert out["error"]["message"] in str(e)  # and for the same reason
         return
     assert sorted(prog.names) == sorted(seed)
     params = np.array([seed[n] for n in prog.names])
@@ -58,8 +59,9 @@ def test_value_and_gradient_equal_the_tools_bit_for_bit(tool, source_dir, file, 
     status, out = tool_json(tool, ["grad", path, "--via", route, "--engine", engine, "--wrt", ",".join(prog.names)]
                             + binds)
     if status == "error":
-        with pytest.raises(dmci.Error):
+        with pytest.raises(dmci.Error) as e:
             prog.value_and_grad(params)
+        assert out["error"]["message"] in str(e.value)
         return
     value, grad = prog.value_and_grad(params)
     assert value == as_float(out["value"]) or (np.isnan(value) and out["value"] == "nan")
@@ -244,6 +246,11 @@ def test_bad_params_and_out_buffers():
         prog.value_and_grad([1.0, 2.0], out=np.empty(3))
     with pytest.raises(ValueError):
         prog.value_and_grad([1.0, 2.0], out=np.empty(4)[::2])
+    g = np.empty(2)
+    prog.value_and_grad([1.0, 2.0], out=g)
+    g.shape = (1, 2)  # the array the last call wrote into, reshaped: checked again
+    with pytest.raises(ValueError):
+        prog.value_and_grad([1.0, 2.0], out=g)
     with pytest.raises(ValueError):
         prog.lanes(np.ones((5, 3)))
     with pytest.raises(ValueError):
