@@ -76,8 +76,10 @@ int32_t dmci_lanes(dmci_program* program, int64_t lanes, const double* params, d
 /* Fits the program to data: `columns` named columns of `rows` numbers each (column c at data[c][0 .. rows));
  * `target` names the column the program's value predicts (NULL: objective mode, the program's value is the
  * loss). `options_json` (NULL: "{}") holds dmci fit's settings by their option names: "optimizer", "steps",
- * "restarts", "seed", "lr", "loss", "wrt" (as --wrt), "bind" ({"name": start}), "transform" (as --transform),
- * "holdout". On success *json_out is the object `dmci fit --json` prints (free it with dmci_string_free). */
+ * "restarts", "seed", "lr", "loss", "wrt" (as --wrt), "bind" ({"name": start}) and "transform" (as --transform);
+ * any other key is a usage error. On success *json_out is the object `dmci fit --json` prints (free it with
+ * dmci_string_free); on a fit stopped by a NaN or infinite loss, it is still set, and the status is
+ * DMCI_ERR_PROGRAM. */
 int32_t dmci_fit(dmci_program* program, int64_t columns, const char* const* names, const double* const* data,
                  int64_t rows, const char* target, const char* options_json, char** json_out, char** error);
 
