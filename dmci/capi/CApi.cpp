@@ -87,6 +87,8 @@ int32_t guarded(char** error, F&& body) {
     f = {DMCI_ERR_INTERNAL, "internal: out of memory"};
   } catch (const std::exception& e) {
     f = {DMCI_ERR_INTERNAL, std::string("internal: ") + e.what()};
+  } catch (...) {  // reported, not hidden: an exception past a C caller's frames would terminate its process
+    f = {DMCI_ERR_INTERNAL, "internal: an exception that is not a std::exception"};
   }
   if (error) *error = copyString(f.message);
   return f.status;
