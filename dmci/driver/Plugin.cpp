@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
+#include <mutex>
 
 namespace dmci {
 
@@ -15,7 +16,22 @@ std::filesystem::path executableDir() {
   return ec ? std::filesystem::path() : exe.parent_path();
 }
 
+std::mutex& hostFoldersMutex() {
+  static std::mutex m;
+  return m;
+}
+
+std::vector<std::filesystem::path>& hostFolders() {
+  static std::vector<std::filesystem::path> dirs;
+  return dirs;
+}
+
 }  // namespace
+
+void addPluginFolder(const std::filesystem::path& dir) {
+  std::lock_guard<std::mutex> g(hostFoldersMutex());
+  hostFolders().push_back(dir);
+}
 
 std::vector<std::filesystem::path> pluginFolders() {
   std::vector<std::filesystem::path> out;
@@ -28,6 +44,10 @@ std::vector<std::filesystem::path> pluginFolders() {
       if (colon > at) out.emplace_back(s.substr(at, colon - at));
       at = colon + 1;
     }
+  }
+  {
+    std::lock_guard<std::mutex> g(hostFoldersMutex());
+    out.insert(out.end(), hostFolders().begin(), hostFolders().end());
   }
   auto dir = executableDir();
   if (!dir.empty()) {
