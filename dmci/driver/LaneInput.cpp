@@ -114,6 +114,12 @@ LaneBatch readJson(const std::string& path, const std::string& text) {
     auto [line, col] = lineCol(text, e.byte > 0 ? e.byte - 1 : 0);
     std::string what = e.what();
     fileError(path, line, col, "not JSON: " + what.substr(what.find(']') + 2));
+  } catch (const nlohmann::json::out_of_range& e) {  // a number past double's range: "number overflow parsing '1e999'"
+    std::string what = e.what(), message = what.substr(what.find(']') + 2);
+    size_t open = what.find('\''), close = what.rfind('\'');
+    size_t at = open < close ? text.find(what.substr(open + 1, close - open - 1)) : std::string::npos;
+    auto [line, col] = lineCol(text, at == std::string::npos ? 0 : at);
+    fileError(path, line, col, "not JSON: " + message);
   }
   LaneBatch batch;
   auto numberAt = [&](const nlohmann::json& v, const std::string& where) {
