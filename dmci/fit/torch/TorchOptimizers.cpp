@@ -10,6 +10,7 @@
 #include <type_traits>
 
 #include "fit/Optimizer.h"
+#include "fit/torch/TorchCompat.h"
 
 namespace dmci::fit {
 
@@ -50,11 +51,8 @@ std::deque<torch::Tensor> readTensors(torch::serialize::InputArchive& a, const s
   return out;
 }
 
-// How torch::optim keys a parameter's state.
-std::string stateKey(const torch::Tensor& x) { return c10::guts::to_string(x.unsafeGetTensorImpl()); }
-
 void saveLbfgsState(const torch::optim::LBFGS& opt, const torch::Tensor& x, torch::serialize::OutputArchive& a) {
-  auto it = opt.state().find(stateKey(x));
+  auto it = opt.state().find(torchcompat::optimizerStateKey(opt, x));
   a.write("started", c10::IValue(it != opt.state().end()));
   if (it == opt.state().end()) return;
   const auto& s = static_cast<const torch::optim::LBFGSParamState&>(*it->second);
@@ -91,7 +89,7 @@ void loadLbfgsState(torch::optim::LBFGS& opt, const torch::Tensor& x, torch::ser
   auto al = readTensors(a, "al");
   a.read("has_al", v);
   if (v.toBool()) s->al(std::vector<torch::Tensor>(al.begin(), al.end()));
-  opt.state()[stateKey(x)] = std::move(s);
+  opt.state()[torchcompat::optimizerStateKey(opt, x)] = std::move(s);
 }
 
 // Far above any loss a fit meets, yet small enough that the line search's cubic interpolation stays finite.
