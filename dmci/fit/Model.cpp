@@ -6,8 +6,8 @@
 
 #include "driver/Program.h"
 #include "fit/Names.h"
-#include "syntax/Reader.h"
 #include "smooth/Smooth.h"
+#include "syntax/Reader.h"
 
 namespace dmci::fit {
 
