@@ -9,7 +9,7 @@ as a JSON array of strings. Anything that goes wrong is said on standard error w
 reports it and goes on with its built-in proposer. Python's standard library only.
 
 Environment:
-  DMCI_LLM_URL    the endpoint's base URL, e.g. https://api.openai.com/v1 or http://localhost:11434/v1 (required)
+  DMCI_LLM_URL    the endpoint's base URL, e.g. http://localhost:11434/v1 for a local server, or your provider's (required)
   DMCI_LLM_MODEL  the model's name (required)
   DMCI_LLM_KEY    the API key, sent as a bearer token (optional: local servers need none)
   DMCI_LLM_TEMPERATURE  sampling temperature (default 0.7)
