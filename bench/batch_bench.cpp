@@ -29,7 +29,7 @@
 #ifdef DMCI_HAVE_TORCH
 #include "BatchPrograms.h"
 #include "driver/Program.h"
-#include "engine/tensor/TensorEngine.h"
+#include "engines/tensor/TensorEngine.h"
 
 namespace {
 using namespace dmci;

@@ -1,6 +1,6 @@
 // Compile time of long programs on the direct route: read, expand, link the prelude and lower (PERF.md).
 //
-//   BM_Compile/<forms>           a program of <forms> top-level defines (tests/support/LongProgram.h)
+//   BM_Compile/<forms>           a program of <forms> top-level defines (testing/LongProgram.h)
 //   BM_CompileLetStar/<bindings> one let* of <bindings> bindings
 // Each iteration compiles the text from scratch and frees what it built. Counters: time_per_form
 // (or time_per_binding), which stays flat when every pass is linear in the program, forms_per_s, and each pass's
@@ -20,7 +20,7 @@
 #include "lower/Lower.h"
 #include "prims/PrimTable.h"
 #include "syntax/Reader.h"
-#include "tests/support/LongProgram.h"
+#include "testing/LongProgram.h"
 
 namespace {
 using namespace dmci;

@@ -4,7 +4,7 @@
   gen_long_program.py defines N   N top-level defines (N // 4 groups of four) and one expression
   gen_long_program.py letstar N   one let* of N bindings, each using the one before; its value is N
 
-The text is the same as dmci/tests/support/LongProgram.h generates for bench/compile_bench.cpp and the
+The text is the same as dmci/testing/LongProgram.h generates for bench/compile_bench.cpp and the
 tests; that header describes the shapes.
 """
 import sys

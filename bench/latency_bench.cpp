@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "driver/Program.h"
+#include "engines/native/Evaluator.h"
 
 namespace {
 using namespace dmci;

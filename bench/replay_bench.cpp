@@ -32,9 +32,10 @@
 #include "BatchPrograms.h"
 #include "KalmanFilter.h"
 #include "driver/Engine.h"
-#include "driver/ParallelLanes.h"
 #include "driver/Program.h"
-#include "replay/Replay.h"
+#include "engines/native/Evaluator.h"
+#include "engines/replay/Replay.h"
+#include "support/ParallelLanes.h"
 
 namespace {
 using namespace dmci;
@@ -148,7 +149,7 @@ void BM_ReplayOne(benchmark::State& state, const Case& c) {
 }
 
 // A hand-written value + gradient kernel over a program's lanes: body(alpha, x, lo, hi, value, d/dalpha, d/dx) on
-// every core (one thread at small B), an even share per worker of the engines' lane pool (driver/ParallelLanes),
+// every core (one thread at small B), an even share per worker of the engines' lane pool (support/ParallelLanes),
 // into outputs kept between runs. The floor a specialised evaluator can reach.
 template <class Body>
 void handBench(benchmark::State& state, const Case& c, Body body) {

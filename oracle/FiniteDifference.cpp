@@ -5,9 +5,9 @@
 #include <optional>
 #include <set>
 
-#include "driver/BigStack.h"
 #include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
+#include "support/BigStack.h"
 
 namespace dmci::oracle {
 namespace {

@@ -3,8 +3,8 @@
 
 #include <optional>
 
-#include "driver/BigStack.h"
 #include "oracle/Interpreter.h"
+#include "support/BigStack.h"
 
 namespace dmci::oracle {
 

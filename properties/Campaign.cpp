@@ -10,7 +10,7 @@
 #include <sstream>
 #include <thread>
 
-#include "driver/BigStack.h"
+#include "support/BigStack.h"
 #include "syntax/Reader.h"
 
 namespace dmci::props {

@@ -6,7 +6,7 @@
 #include <memory>
 #include <sstream>
 
-#include "driver/Regex.h"
+#include "support/Regex.h"
 
 namespace dmci::props {
 namespace gen = rc::gen;

@@ -11,9 +11,9 @@
 #include <sstream>
 #include <thread>
 
-#include "driver/Regex.h"
 #include "expand/Expand.h"
 #include "prims/PrimTable.h"
+#include "support/Regex.h"
 #include "syntax/Reader.h"
 
 namespace dmci::props {

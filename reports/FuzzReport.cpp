@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "driver/AtomicFile.h"
 #include "oracle/gate/Gate.h"
+#include "support/AtomicFile.h"
 
 namespace dmci::reports {
 namespace {

@@ -8,9 +8,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "driver/AtomicFile.h"
-#include "driver/JsonNumber.h"
 #include "reports/ErrorHistogram.h"
+#include "support/AtomicFile.h"
+#include "support/JsonNumber.h"
 
 namespace dmci::reports {
 namespace {

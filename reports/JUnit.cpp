@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <sstream>
 
-#include "driver/AtomicFile.h"
+#include "support/AtomicFile.h"
 
 namespace dmci::reports {
 namespace {

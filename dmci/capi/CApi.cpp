@@ -16,13 +16,13 @@
 #include <vector>
 
 #include "capi/dmci.h"
-#include "cli/Split.h"
 #include "driver/Engine.h"
-#include "driver/ParallelLanes.h"
-#include "driver/Plugin.h"
 #include "driver/Program.h"
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
+#include "support/ParallelLanes.h"
+#include "support/Plugin.h"
+#include "support/Split.h"
 
 #ifndef DMCI_VERSION_STRING
 #define DMCI_VERSION_STRING "0.0.0"

@@ -9,12 +9,12 @@
 #include <sstream>
 
 #include "cli/Exit.h"
-#include "driver/AtomicFile.h"
 #include "driver/Engine.h"
 #include "driver/Program.h"
 #include "expand/Expand.h"
 #include "mce/Mce.h"
 #include "prims/PrimTable.h"
+#include "support/AtomicFile.h"
 
 namespace dmci::cli {
 namespace {

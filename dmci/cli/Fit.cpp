@@ -16,12 +16,12 @@
 #include <sstream>
 
 #include "cli/Exit.h"
-#include "cli/Split.h"
-#include "driver/AtomicFile.h"
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
 #include "fit/FittedProgram.h"
 #include "smooth/Smooth.h"
+#include "support/AtomicFile.h"
+#include "support/Split.h"
 
 namespace dmci::cli {
 

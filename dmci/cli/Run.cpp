@@ -11,16 +11,17 @@
 #include <sstream>
 
 #include "cli/Exit.h"
-#include "cli/Split.h"
-#include "driver/AtomicFile.h"
 #include "driver/Engine.h"
-#include "driver/JsonNumber.h"
 #include "driver/Program.h"
-#include "engine/ValueText.h"
+#include "engines/native/Evaluator.h"
+#include "engines/replay/EmitCpp.h"
+#include "machine/ValueText.h"
 #include "mce/Mce.h"
-#include "replay/EmitCpp.h"
-#include "replay/Trace.h"
 #include "smooth/Smooth.h"
+#include "support/AtomicFile.h"
+#include "support/JsonNumber.h"
+#include "support/Split.h"
+#include "trace/Trace.h"
 
 namespace dmci::cli {
 

@@ -19,9 +19,9 @@
 #include <thread>
 
 #include "cli/Exit.h"
-#include "cli/Split.h"
 #include "driver/Program.h"
 #include "search/SearchReport.h"
+#include "support/Split.h"
 
 namespace dmci::cli {
 

@@ -7,14 +7,10 @@
 #include <mutex>
 #include <thread>
 
-#include "driver/Plugin.h"
 #include "driver/Program.h"
+#include "support/Plugin.h"
 
 namespace dmci {
-
-std::unique_ptr<Engine> makeNativeEngine();    // driver/NativeEngine.cpp
-std::unique_ptr<Engine> makeReplayEngine();    // replay/ReplayEngine.cpp
-std::unique_ptr<Engine> makeCompiledEngine();  // replay/ReplayEngine.cpp
 
 Result<std::unique_ptr<PreparedRun>> Engine::prepare(const Program& p, const std::vector<std::string>& params,
                                                      const EvalOptions& opts) {
@@ -48,19 +44,11 @@ int laneThreads(const EvalOptions& opts) {
 
 namespace {
 
-// Engines known by name: the ones registered (linked in, or by a plugin already opened), and the plugins that
-// may be opened. The order is the one `engineNames` gives.
+// Engines known by name: the ones registered (each engine's static initialiser in engines/, or a plugin already
+// opened), and the plugins that may be opened. `order` is the one `engineNames` gives: by rank, then by arrival.
 struct Registry {
-  Registry() {
-    order.push_back("native");  // always linked in
-    makers["native"] = makeNativeEngine;
-    order.push_back("replay");  // linked in: it records on the native machine
-    makers["replay"] = makeReplayEngine;
-    order.push_back("compiled");  // linked in: the replay engine's traces built as C++ by the system compiler
-    makers["compiled"] = makeCompiledEngine;
-  }
   std::mutex mu;
-  std::vector<std::string> order;
+  std::vector<std::pair<int, std::string>> order;
   std::map<std::string, std::function<std::unique_ptr<Engine>()>> makers;
   std::map<std::string, std::unique_ptr<Engine>> engines;
   std::vector<std::unique_ptr<Engine>> retired;     // made from a registration that was later replaced
@@ -90,10 +78,13 @@ bool isPlugin(const std::string& name) {
 
 }  // namespace
 
-void registerEngine(const std::string& name, std::function<std::unique_ptr<Engine>()> make) {
+void registerEngine(const std::string& name, std::function<std::unique_ptr<Engine>()> make, int rank) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  if (!r.makers.count(name)) r.order.push_back(name);
+  if (!r.makers.count(name)) {
+    auto at = std::find_if(r.order.begin(), r.order.end(), [&](const auto& e) { return e.first > rank; });
+    r.order.insert(at, {rank, name});
+  }
   r.makers[name] = std::move(make);
   // An engine made from the old registration may still be in use: it is kept, not destroyed.
   if (auto it = r.engines.find(name); it != r.engines.end()) {
@@ -109,7 +100,7 @@ Result<Engine*> engineNamed(const std::string& name) {
   if (!r.makers.count(name)) {
     if (!isPlugin(name)) {
       std::string known;
-      for (const auto& n : r.order) known += (known.empty() ? "" : ", ") + n;
+      for (const auto& [rank, n] : r.order) known += (known.empty() ? "" : ", ") + n;
       for (const char* p : kPluginEngines)
         if (!r.makers.count(p)) known += (known.empty() ? "" : ", ") + std::string(p);
       return Error{ErrorKind::Usage, "no engine called '" + name + "' (engines: " + known + ")", {}};
@@ -138,7 +129,8 @@ Engine& nativeEngine() { return **engineNamed("native"); }
 std::vector<std::string> engineNames() {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
-  std::vector<std::string> out = r.order;
+  std::vector<std::string> out;
+  for (const auto& [rank, n] : r.order) out.push_back(n);
   for (const char* p : kPluginEngines)
     if (!r.makers.count(p)) out.push_back(p);
   return out;

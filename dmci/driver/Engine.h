@@ -9,8 +9,9 @@
 // plugin registers its engines from a static initialiser; an engine linked into a program registers the
 // same way, and then no plugin is opened.
 //
-// Adding an engine: a folder with a class derived from Engine, a static `EngineRegistration`, and (for a
-// plugin) one line in the CMake list of plugins.
+// Adding an engine: a folder under engines/ with a class derived from Engine and a static `EngineRegistration`;
+// then either an anchor symbol named in CMake's DMCI_ENGINE_ANCHORS (linked in) or one line in the CMake list
+// of plugins. The driver names no engine: engines sit above it and register themselves.
 #pragma once
 #include <cstdint>
 #include <functional>
@@ -82,18 +83,22 @@ int laneThreads(const EvalOptions& opts);
 // The engine called `name`: registered already, or registered by its plugin, opened now. Errors say which
 // engines there are and where a plugin was looked for.
 Result<Engine*> engineNamed(const std::string& name);
-// The native engine (always linked in).
+// The native engine (engines/native, always linked in).
 Engine& nativeEngine();
 // The names of the engines registered or known as plugins, in the registry's order.
 std::vector<std::string> engineNames();
 
 // Registers an engine under its name (a later registration of the same name replaces it). Engines live as
 // long as the process.
-void registerEngine(const std::string& name, std::function<std::unique_ptr<Engine>()> make);
-// Registration from a static initialiser: `static EngineRegistration r("name", [] { return ...; });`.
+// `rank` orders `engineNames` (lower first; ties in registration order), so that the list does not depend on
+// the order in which static initialisers happen to run.
+void registerEngine(const std::string& name, std::function<std::unique_ptr<Engine>()> make, int rank = 100);
+// Registration from a static initialiser, in the engine's own file (engines/<name>/):
+// `const EngineRegistration kRegistration("name", [] { return ...; }, rank);`, with an anchor symbol that CMake
+// asks for by name (DMCI_ENGINE_ANCHORS), so that linking the core as a static library keeps the object.
 struct EngineRegistration {
-  EngineRegistration(const std::string& name, std::function<std::unique_ptr<Engine>()> make) {
-    registerEngine(name, std::move(make));
+  EngineRegistration(const std::string& name, std::function<std::unique_ptr<Engine>()> make, int rank = 100) {
+    registerEngine(name, std::move(make), rank);
   }
 };
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "engine/Machine.h"  // RunStats
+#include "machine/Machine.h"  // RunStats
 #include "syntax/Error.h"
 
 namespace dmci {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/Runtime.h"  // Budget
 #include "lower/ComputeGraph.h"
+#include "runtime/Runtime.h"  // Budget
 
 namespace dmci {
 
@@ -33,7 +33,7 @@ struct SeedValue {
 struct TensorSettings {
   std::string device = "cpu";  // "cpu" or "cuda"
   bool float32 = false;        // float32 lanes instead of float64
-  // Replay recorded traces as whole-batch tensor ops (engine/tensor/TraceReplay.h) instead of interpreting.
+  // Replay recorded traces as whole-batch tensor ops (engines/tensor/TraceReplay.h) instead of interpreting.
   bool replay = false;
 };
 

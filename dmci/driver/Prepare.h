@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "driver/Options.h"
-#include "engine/Materialise.h"  // Literal
 #include "expand/CoreExpr.h"
 #include "lower/ComputeGraph.h"
+#include "runtime/Materialise.h"  // Literal
 
 namespace dmci {
 

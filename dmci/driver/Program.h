@@ -1,4 +1,5 @@
-// The pipeline as one API: read -> expand -> link prelude -> lower -> run, by either route, on the native engine.
+// The pipeline as one API: read -> expand -> link prelude -> lower -> run, by either route, on the native engine
+// (engines/native/Evaluator.h is that engine's prepared program, for repeated runs).
 //
 //   direct  the program itself is lowered to a ComputeGraph and run;
 //   dmci    the compiled mce.scm runs the program as data (see mce/Mce.h);
@@ -15,10 +16,8 @@
 #include "driver/Evaluation.h"
 #include "driver/Options.h"
 #include "driver/Prepare.h"
-#include "engine/Machine.h"
 #include "expand/CoreExpr.h"
 #include "lower/ComputeGraph.h"
-#include "replay/Trace.h"
 
 namespace dmci {
 
@@ -46,64 +45,13 @@ class Program {
 
   // The direct route's graph for these parameter names.
   Result<ComputeGraph> compile(const std::vector<std::string>& params) const;
-  // Runs once on the native engine (preparing on every call; use Evaluator, or an Engine's prepare, to repeat).
+  // Runs once on the native engine (preparing on every call; use an Engine's prepare, or the native Evaluator, to
+  // repeat).
   Result<Evaluation> evaluate(const std::vector<SeedValue>& seed, const EvalOptions& opts) const;
 
  private:
   std::string file_;
   ExprPtr core_;
-};
-
-// The native engine's prepared program, for repeated evaluation with one set of parameter names.
-// Set-up happens once: the direct route builds the program's constants; the
-// dmci routes build the program as data and let mce.scm analyse it. Each run
-// then frees only what the run itself built.
-class Evaluator {
- public:
-  Evaluator(const PreparedProgram& p, EvalOptions opts);
-  // Prepares `p` first (prepareProgram), for these parameter names.
-  Evaluator(const Program& p, std::vector<std::string> params, EvalOptions opts);
-  Result<Evaluation> run(const std::vector<double>& values);
-  // Runs once and records the run's trace (replay/Trace.h). Needs EvalOptions::leafParameters. With
-  // `nativeGradient` false the native reverse sweep is left out when the trace came out replayable (the caller
-  // replays the trace for the gradient: recording then costs a forward run); the result has no gradient then.
-  Result<Evaluation> record(const std::vector<double>& values, replay::Trace& trace, bool nativeGradient = true);
-  // The gradient's keys in Evaluation::gradient's order, each with the tape leaves whose adjoints it sums (a
-  // wrt name: its parameter's leaf, or none; a literal key: every literal at that position). After one run.
-  std::vector<std::pair<std::string, std::vector<int32_t>>> gradientLeaves() const;
-  const Error* setupError() const { return setup_ ? nullptr : &setupErr_; }
-  size_t parameterCount() const { return params_.size(); }
-  SrcPos valuePos() const { return valuePos_; }
-
- private:
-  EvalOptions opts_;
-  std::vector<std::string> params_;
-  std::vector<int32_t> paramSlots_;            // tape slot of each parameter, -1 when not differentiated
-  std::vector<int32_t> wrtSlots_;              // tape slot of each opts_.wrt name, in that order
-  std::shared_ptr<const ComputeGraph> graph_;  // direct: the program's; dmci: mce.scm's
-  Runtime rt_;
-  std::unique_ptr<Machine> machine_;
-  Value analysed_;                 // dmci: the evaluator's analysis of the program, a procedure
-  std::vector<Literal> literals_;  // dmci: the program's literals, as leaves
-  Runtime::Mark mark_{};           // what survives between evaluations
-  SrcPos valuePos_;                // the expression giving the program's value
-  bool setup_ = false;
-  Error setupErr_;
-  // Reused by every run, so that a run allocates little beyond its result.
-  std::vector<Value> params_scratch_, args_scratch_;
-  std::vector<double> adj_;
-  // The literals' gradient keys in source order, each with the literals at that position (positions do not
-  // change between runs, so this is computed once).
-  std::vector<std::pair<std::string, std::vector<size_t>>> literalKeys_;
-  bool literalKeysReady_ = false;
-  TraceSink* recorder_ = nullptr;        // set by record()
-  bool skipReplayableGradient_ = false;  // set by record(..., false)
-
-  std::vector<SrcPos> lanternLiterals_;  // lantern routes: the literal leaves' positions, in the result's order
-
-  void prepare(const PreparedProgram& p);
-  Evaluation finish(const Value& out, const std::vector<Literal>& literals);
-  Evaluation finishLantern(const Value& out);
 };
 
 }  // namespace dmci

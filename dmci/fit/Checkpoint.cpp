@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "driver/JsonNumber.h"
+#include "support/JsonNumber.h"
 
 namespace dmci::fit {
 

@@ -6,7 +6,7 @@
 #include <deque>
 #include <random>
 
-#include "driver/AtomicFile.h"
+#include "support/AtomicFile.h"
 
 namespace dmci::fit {
 

@@ -4,10 +4,10 @@
 #include <cmath>
 #include <cstdio>
 
-#include "driver/AtomicFile.h"
-#include "driver/JsonNumber.h"
 #include "fit/Literals.h"
 #include "fit/Svg.h"
+#include "support/AtomicFile.h"
+#include "support/JsonNumber.h"
 
 namespace dmci::fit {
 

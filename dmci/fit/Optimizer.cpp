@@ -6,7 +6,7 @@
 #include <map>
 #include <mutex>
 
-#include "driver/Plugin.h"
+#include "support/Plugin.h"
 
 namespace dmci::fit {
 

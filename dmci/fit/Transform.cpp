@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "driver/JsonNumber.h"
+#include "support/JsonNumber.h"
 
 namespace dmci::fit {
 

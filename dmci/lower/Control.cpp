@@ -26,9 +26,9 @@
 #include <set>
 #include <utility>
 
-#include "driver/BigStack.h"
 #include "lower/FreeVars.h"
 #include "prims/PrimTable.h"
+#include "support/BigStack.h"
 
 namespace dmci {
 namespace {

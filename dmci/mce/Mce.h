@@ -4,9 +4,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/Materialise.h"
 #include "expand/CoreExpr.h"
 #include "lower/ComputeGraph.h"
+#include "runtime/Materialise.h"
 
 namespace dmci {
 

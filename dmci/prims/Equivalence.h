@@ -1,6 +1,6 @@
 // Private to the primitives: eqv? and equal? as C++ functions, shared by the predicates and the list searches.
 #pragma once
-#include "engine/Runtime.h"
+#include "runtime/Runtime.h"
 
 namespace dmci {
 

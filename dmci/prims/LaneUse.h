@@ -1,6 +1,6 @@
 // The primitive table's column for the tensor engine: how it runs a primitive for a group of lanes.
 //
-// The tensor engine (engine/tensor/Dispatch.cpp) applies a primitive to a
+// The tensor engine (engines/tensor/Dispatch.cpp) applies a primitive to a
 // group of lanes by its row alone: what per-lane data the native rule reads,
 // and which kernel, if any, runs it for every lane at once. So a renamed or
 // new primitive needs no list elsewhere, and prims_lanes_test fails on a row
@@ -25,7 +25,7 @@ enum class LaneReads : uint8_t {
 // What runs a primitive for all the lanes of a group at once.
 enum class LaneKernel : uint8_t {
   None,  // nothing: the native rule, once or lane by lane
-  // torch kernels (engine/tensor/ScalarPrims.cpp, TensorPrims.cpp)
+  // torch kernels (engines/tensor/ScalarPrims.cpp, TensorPrims.cpp)
   Add,
   Subtract,
   Multiply,
@@ -83,7 +83,7 @@ enum class LaneKernel : uint8_t {
   Inv,
   Solve,
   Cholesky,
-  // the batch machine's own: a box seen through the group's overlay (engine/tensor/BatchMachine.cpp)
+  // the batch machine's own: a box seen through the group's overlay (engines/tensor/BatchMachine.cpp)
   BoxSet,
   BoxRef,
   Count

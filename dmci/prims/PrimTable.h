@@ -18,9 +18,9 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/Runtime.h"
-#include "engine/RuntimePrims.h"
 #include "prims/LaneUse.h"
+#include "runtime/Runtime.h"
+#include "runtime/RuntimePrims.h"
 
 namespace dmci {
 

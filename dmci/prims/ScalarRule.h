@@ -1,7 +1,7 @@
 // The elementary scalar functions' rules, as data: each function's value and its local partials side by side.
 //
 // Elementary.cpp builds the primitive table's rows for abs, floor, exp, log, sin, ... from these rules, and the
-// replay engine (engine/replay/) evaluates the same function pointers for every lane of a recorded trace, so a
+// replay engine (engines/replay/) evaluates the same function pointers for every lane of a recorded trace, so a
 // replayed value and partial are the native engine's own, bit for bit.
 #pragma once
 #include "prims/LaneUse.h"

@@ -13,8 +13,8 @@
 #include <sstream>
 #include <thread>
 
-#include "driver/AtomicFile.h"
 #include "search/ExternalProposer.h"
+#include "support/AtomicFile.h"
 
 namespace dmci::search {
 

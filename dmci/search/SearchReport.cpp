@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <map>
 
-#include "driver/AtomicFile.h"
-#include "driver/JsonNumber.h"
 #include "fit/Svg.h"
+#include "support/AtomicFile.h"
+#include "support/JsonNumber.h"
 
 namespace dmci::search {
 

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <random>
 
-#include "driver/JsonNumber.h"
 #include "smooth/Smooth.h"
+#include "support/JsonNumber.h"
 
 namespace dmci::smooth {
 namespace {

@@ -17,9 +17,9 @@
 #include <map>
 #include <set>
 
-#include "driver/BigStack.h"
 #include "prims/PrimTable.h"
 #include "smooth/Smooth.h"
+#include "support/BigStack.h"
 
 namespace dmci::smooth {
 namespace {

@@ -15,8 +15,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "driver/Regex.h"
 #include "lantern/Lantern.h"
+#include "support/Regex.h"
 #include "syntax/Datum.h"
 
 namespace dmci::gate {

@@ -1,4 +1,4 @@
-// libFuzzer harness for the C++ emitter (replay/EmitCpp.h): generated traces with hostile names.
+// libFuzzer harness for the C++ emitter (engines/replay/EmitCpp.h): generated traces with hostile names.
 //
 // Each input is read as a few flags, four names (the program's file name, the two parameters' names, a gradient
 // key: any bytes, NUL, newlines, `*/`, backslashes and non-UTF-8 included), a seed and an expression over two
@@ -26,8 +26,9 @@
 #include <vector>
 
 #include "driver/Program.h"
-#include "replay/Compiled.h"
-#include "replay/EmitCpp.h"
+#include "engines/native/Evaluator.h"
+#include "engines/replay/Compiled.h"
+#include "engines/replay/EmitCpp.h"
 
 namespace {
 using namespace dmci;

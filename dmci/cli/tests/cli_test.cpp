@@ -1,0 +1,353 @@
+// The dmci command-line tool, run as a process: its output, its files and its exit codes (0 ok, 1 program, 2 usage).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "testing/CliFixture.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+
+using dmci::testing::Outcome;
+using dmci::testing::slurp;
+
+// Each test runs in its own temporary directory, where it writes prog.scm.
+class Cli : public dmci::testing::CliFixture {};
+
+TEST_F(Cli, GradWithJsonPrintsTheValueAndTheLiteralGradient) {
+  write("prog.scm", "(* 2.5 (* x x))");
+  Outcome o = dmci("grad prog.scm --bind x=3 --wrt literals --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j, nlohmann::json::parse(R"({"value":22.5,"gradient":{"prog.scm:1:4":9.0}})")) << o.out;
+}
+
+TEST_F(Cli, JsonWritesNonFiniteNumbersAsStringsNotNull) {
+  write("prog.scm", "(* x (exp 1000))");
+  Outcome o = dmci("grad prog.scm --bind x=-2 --wrt x --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":"-inf","gradient":{"x":"inf"}})")) << o.out;
+  // Lanes: 0 * inf is NaN in lane 0; the others are infinite.
+  o = dmci("grad prog.scm --bind 'x=linspace(0,1,3)' --wrt x --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out),
+            nlohmann::json::parse(R"({"lanes":3,"value":["nan","inf","inf"],"gradient":{"x":["inf","inf","inf"]}})"))
+      << o.out;
+  write("prog.scm", "(+ 1 2)");
+  EXPECT_EQ(nlohmann::json::parse(dmci("run prog.scm --json").out), nlohmann::json::parse(R"({"value":3.0})"));
+}
+
+TEST_F(Cli, GradByDmciPrintsWhatDirectPrints) {
+  write("prog.scm", "(define (f v) (* 1.5 v v)) (f x)");
+  Outcome direct = dmci("grad prog.scm --bind x=2 --json");
+  Outcome viaDmci = dmci("grad prog.scm --bind x=2 --json --via dmci");
+  ASSERT_EQ(direct.code, 0) << direct.err;
+  ASSERT_EQ(viaDmci.code, 0) << viaDmci.err;
+  EXPECT_EQ(direct.out, viaDmci.out);
+  auto j = nlohmann::json::parse(direct.out);
+  EXPECT_EQ(j["gradient"]["x"], 6.0) << direct.out;
+  EXPECT_EQ(j["gradient"]["prog.scm:1:18"], 4.0) << direct.out;
+}
+
+TEST_F(Cli, RunPrintsTheValue) {
+  write("prog.scm", "(+ 1 2)");
+  Outcome o = dmci("run prog.scm");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "3\n");
+}
+
+TEST_F(Cli, AProgramErrorExitsOneWithItsPositionOnStderr) {
+  write("prog.scm", "(car 1)");
+  Outcome o = dmci("run prog.scm");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("prog.scm:1:1"), std::string::npos) << o.err;
+  EXPECT_NE(o.err.find("car"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, ASyntaxErrorExitsOne) {
+  write("prog.scm", "(+ 1\n  (* 2 3)");
+  Outcome o = dmci("run prog.scm");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("prog.scm:1:1"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, AMissingFileExitsOne) {
+  Outcome o = dmci("run no_such_file.scm");
+  EXPECT_EQ(o.code, 1) << o.err;
+}
+
+TEST_F(Cli, ABadBindExitsTwo) {
+  write("prog.scm", "(* x x)");
+  EXPECT_EQ(dmci("grad prog.scm --bind x3").code, 2);
+  EXPECT_EQ(dmci("grad prog.scm --bind x=abc").code, 2);
+  EXPECT_EQ(dmci("grad prog.scm --bind =3").code, 2);
+}
+
+TEST_F(Cli, AnUnknownOptionExitsTwo) {
+  write("prog.scm", "(* 2 2)");
+  EXPECT_EQ(dmci("run prog.scm --no-such-option").code, 2);
+  EXPECT_EQ(dmci("run prog.scm --via nowhere").code, 2);
+  EXPECT_EQ(dmci("frobnicate prog.scm").code, 2);
+  EXPECT_EQ(dmci("").code, 2);
+}
+
+TEST_F(Cli, WrtOfAnUnboundNameExitsTwo) {
+  write("prog.scm", "(* x x)");
+  Outcome o = dmci("grad prog.scm --bind x=3 --wrt y");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("y"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, HelpWorksForEverySubcommand) {
+  for (const char* sub : {"run", "grad", "compile", "prims", "expand"}) {
+    Outcome o = dmci(std::string(sub) + " --help");
+    EXPECT_EQ(o.code, 0) << sub << ": " << o.err;
+    EXPECT_NE(o.out.find(sub), std::string::npos) << sub << ": " << o.out;
+  }
+  EXPECT_EQ(dmci("--help").code, 0);
+}
+
+TEST_F(Cli, CompileWritesAGraphFile) {
+  write("prog.scm", "(define (f v) (* v v)) (f x)");
+  Outcome o = dmci("compile prog.scm -o prog.cg");
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_TRUE(fs::exists(dir / "prog.cg"));
+  EXPECT_GT(fs::file_size(dir / "prog.cg"), 0u);
+  // The same text goes to standard output without -o.
+  EXPECT_EQ(dmci("compile prog.scm").out, slurp(dir / "prog.cg"));
+}
+
+TEST_F(Cli, ExpandPrintsTheCoreForm) {
+  write("prog.scm", "(let* ((a 1) (b a)) b)");
+  Outcome o = dmci("expand prog.scm");
+  EXPECT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("let"), std::string::npos) << o.out;
+}
+
+TEST_F(Cli, PrimsListsThePrimitiveTable) {
+  Outcome o = dmci("prims --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  ASSERT_TRUE(j.is_array());
+  bool hasCar = false;
+  for (const auto& row : j) hasCar = hasCar || row["name"] == "car";
+  EXPECT_TRUE(hasCar);
+}
+
+TEST_F(Cli, AProgramErrorWithJsonIsAnErrorObject) {
+  write("prog.scm", "(car 1)");
+  Outcome o = dmci("grad prog.scm --json");
+  EXPECT_EQ(o.code, 1);
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["error"]["position"], "prog.scm:1:1") << o.out;
+  EXPECT_EQ(j["error"]["kind"], "wrong-type") << o.out;
+}
+
+}  // namespace
+
+// --- lanes from a file ---
+
+TEST_F(Cli, ALaneFileMakesOneLanePerRowOnBothEngines) {
+  write("prog.scm", "(* alpha (* x x))");
+  write("lanes.csv", "# x and alpha per lane\nx,alpha\n1,2\n2, 3\n3,4\n");
+#ifdef DMCI_HAVE_TORCH
+  const std::vector<std::string> engines{"native", "tensor"};
+#else
+  const std::vector<std::string> engines{"native"};  // built with -DDMCI_TENSOR=OFF
+#endif
+  for (const auto& engine : engines) {
+    Outcome o = dmci("grad prog.scm --lanes lanes.csv --engine " + engine);
+    ASSERT_EQ(o.code, 0) << engine << ": " << o.err;
+    EXPECT_EQ(nlohmann::json::parse(o.out),
+              nlohmann::json::parse(
+                  R"({"lanes":3,"value":[2.0,12.0,36.0],"gradient":{"x":[4.0,12.0,24.0],"alpha":[1.0,4.0,9.0]}})"))
+        << engine << ": " << o.out;
+  }
+}
+
+TEST_F(Cli, AJsonLaneFileAndABindingForEveryLane) {
+  write("prog.scm", "(* alpha (* x x))");
+  write("lanes.json", R"([{"x": 1}, {"x": 2.5}])");
+  Outcome o = dmci("grad prog.scm --lanes lanes.json --bind alpha=2 --wrt x");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out),
+            nlohmann::json::parse(R"({"lanes":2,"value":[2.0,12.5],"gradient":{"x":[4.0,10.0]}})"));
+}
+
+TEST_F(Cli, ABadLaneFileIsAUsageErrorAtItsLineAndColumn) {
+  write("prog.scm", "(* alpha (* x x))");
+  write("lanes.csv", "x,alpha\n1,2\n2,zz\n");
+  Outcome o = dmci("grad prog.scm --lanes lanes.csv");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("lanes.csv:3:3: usage-error: 'zz' is not a number (alpha)"), std::string::npos) << o.err;
+  write("lanes.json", "{\"x\": [1, 2,}");
+  o = dmci("grad prog.scm --lanes lanes.json --bind alpha=1");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("lanes.json:1:13: usage-error: not JSON"), std::string::npos) << o.err;
+  write("ok.csv", "x\n1\n2\n3\n");
+  o = dmci("grad prog.scm --lanes ok.csv --bind 'alpha=linspace(0,1,4)'");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("--bind alpha: 4 lanes, but the lane file gives 3"), std::string::npos) << o.err;
+  o = dmci("grad prog.scm --lanes ok.csv --bind alpha=1 --bind y=2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'y' is not a free variable"), std::string::npos) << o.err;
+}
+
+// A primitive's name is not a parameter, in a single run or in lanes: binding it would shadow the primitive.
+TEST_F(Cli, BindingAPrimitivesNameIsAUsageErrorWithOrWithoutLanes) {
+  write("prog.scm", "(sin x)");
+  Outcome o = dmci("run prog.scm --bind x=1 --bind sin=2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_EQ(o.err, "usage-error: parameter 'sin' is not a free variable of prog.scm\n");
+  o = dmci("run prog.scm --bind 'x=linspace(0,1,2)' --bind sin=2");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'sin' is not a free variable of prog.scm"), std::string::npos) << o.err;
+  write("lanes.csv", "x,sin\n1,2\n");
+  o = dmci("run prog.scm --lanes lanes.csv");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("'sin' is not a free variable of prog.scm"), std::string::npos) << o.err;
+}
+
+// A partial gate run must not overwrite the committed full report unless asked to.
+TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
+  fs::create_directories(dir / "c");
+  write("c/a.scm", "(* x x)");
+  write(
+      "c/manifest.json",
+      R"({"version": 1, "pairs": [{"name": "a/1", "file": "a.scm", "family": "f", "bind": {"x": 2}, "wrt": ["x"]}]})");
+  Outcome o = dmci("check c --filter a --quiet");
+  ASSERT_EQ(o.code, 0) << o.err << o.out;
+  EXPECT_FALSE(fs::exists(dir / "reports"));
+  o = dmci("check c --filter a --quiet --json part.json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir / "part.json"));
+  o = dmci("check c --quiet");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_TRUE(fs::exists(dir / "reports/published/gate.json"));
+  EXPECT_TRUE(fs::exists(dir / "reports/published/gate.md"));
+}
+
+// --- a Scheme user's first minute: any value printed, -e and standard input, the engines ---
+
+TEST_F(Cli, RunPrintsAnyValueAsASchemeDatumByEveryRoute) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"(list 1 (< 1 2) (quote a))", "(1 #t a)"},
+      {"(< 2 1)", "#f"},
+      {"'()", "()"},
+      {"(quote sym)", "sym"},
+      {"\"a \\\"quoted\\\" text\"", "\"a \\\"quoted\\\" text\""},
+      {"#\\a", "#\\a"},
+      {"#\\space", "#\\space"},
+      {"(cons 1 2)", "(1 . 2)"},
+      {"(* 2 100000)", "200000"},
+      {"(/ 1 4)", "0.25"},
+      {"1e25", "1e+25"},
+      {"(mat (list 1 2) (list 3 4))", "#<tensor 2x2 ((1 2) (3 4))>"},
+      {"(vec 1.5 2)", "#<tensor 2 (1.5 2)>"},
+      {"(lambda (x) x)", "#<procedure>"},
+  };
+  for (const auto& [src, want] : cases) {
+    write("prog.scm", src);
+    for (const char* via : {"direct", "dmci"}) {
+      Outcome o = dmci(std::string("run prog.scm --via ") + via);
+      ASSERT_EQ(o.code, 0) << src << " [" << via << "]: " << o.err;
+      EXPECT_EQ(o.out, want + "\n") << src << " [" << via << "]";
+    }
+  }
+  write("prog.scm", "(list (list 1 2) (list 'x \"y\") '())");
+  EXPECT_EQ(dmci("run prog.scm").out, "((1 2) (x \"y\") ())\n");
+}
+
+TEST_F(Cli, RunJsonGivesNestedArrays) {
+  write("prog.scm", "(list 1 (< 1 2) 'a \"s\" (list 2.5))");
+  Outcome o = dmci("run prog.scm --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":[1.0,true,{"symbol":"a"},"s",[2.5]]})"));
+  write("prog.scm", "(mat (list 1 2) (list 3 4))");
+  o = dmci("run prog.scm --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(nlohmann::json::parse(o.out), nlohmann::json::parse(R"({"value":[[1.0,2.0],[3.0,4.0]],"shape":[2,2]})"));
+}
+
+TEST_F(Cli, GradStillNeedsANumberOrATensor) {
+  Outcome o = dmci("grad -e '(list x)' --bind x=1");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_NE(o.err.find("the program's value must be a number or a tensor, got (1)"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, AnExpressionOnTheCommandLineOrOnStandardInput) {
+  Outcome o = dmci("run -e '(list 1 (< 1 2) (quote a))'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "(1 #t a)\n");
+  write("in.scm", "(define (sq y) (* y y))\n(sq x)");
+  o = dmci("grad - --bind x=3 --wrt x < in.scm");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "value: 9\nd/d x = 6\n");
+  o = dmci("run -e '(car 1)'");
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.err, "<expr>:1:1: wrong-type: car: argument 1 must be a pair, got 1\n");
+  o = dmci("run prog.scm -e '1'");
+  EXPECT_EQ(o.code, 2);
+  o = dmci("run");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("no program"), std::string::npos) << o.err;
+}
+
+TEST_F(Cli, AUsageErrorsJsonHasNoPositionField) {
+  Outcome o = dmci("run -e '(* x 2)' --bind y=1 --json");
+  EXPECT_EQ(o.code, 2);
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["error"]["kind"], "usage-error") << o.out;
+  EXPECT_FALSE(j["error"].contains("position")) << o.out;
+}
+
+TEST_F(Cli, TheEnginesAreNamedAndAnUnknownOneIsAUsageError) {
+  Outcome o = dmci("engines");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.out.find("native\tavailable"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("replay\tavailable"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("compiled\tavailable"), std::string::npos) << o.out;
+#ifdef DMCI_HAVE_TORCH
+  EXPECT_NE(o.out.find("tensor\tavailable"), std::string::npos) << o.out;
+#else
+  EXPECT_NE(o.out.find("tensor\tunavailable"), std::string::npos) << o.out;
+#endif
+  o = dmci("run -e 1 --engine nosuch");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("no engine called 'nosuch' (engines: native, replay, compiled, tensor"), std::string::npos)
+      << o.err;
+}
+
+#ifdef DMCI_HAVE_TORCH
+// The core tool links no LibTorch: the tensor engine is a plugin, opened only on --engine tensor.
+TEST_F(Cli, TheCoreToolLinksNoLibTorchAndOpensTheTensorPluginWhenAsked) {
+  Outcome o = dmci("run -e 1 >/dev/null; ldd '" DMCI_BINARY_DIR "/dmci'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out.find("torch"), std::string::npos) << o.out;
+  EXPECT_NE(o.out.find("libc.so"), std::string::npos) << o.out;
+  o = dmci("run --engine tensor -e '(list 1 (vec 1 2))'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "(1 #<tensor 2 (1 2)>)\n");
+  o = dmci("grad --engine tensor -e '(* x x)' --bind x=3 --wrt x");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "value: 9\nd/d x = 6\n");
+}
+#endif
+
+TEST_F(Cli, StatsCountsAreWrittenAsIntegers) {
+  Outcome o = dmci("grad -e '(* x x)' --bind x=3 --stats --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_TRUE(j["stats"]["steps"].is_number_integer()) << o.out;
+  EXPECT_TRUE(j["stats"]["tape_entries"].is_number_integer()) << o.out;
+  EXPECT_EQ(j["stats"]["tape_entries"], 1) << o.out;
+}

@@ -1,0 +1,294 @@
+// dmci fit judged against outside truth, with its defaults, in-process:
+//   - the NIST StRD nonlinear regression problems in dmci/fit/tests/data/nist-strd/ (each a CSV whose '#' lines carry
+//     the model, NIST's two starts, the certified values and standard errors): from both starts, every parameter
+//     to at least 6 correct digits and the certified standard errors to at least 3; a run that misses may not say
+//     "converged";
+//   - classic unconstrained minimisation problems with known minima (Moré, Garbow and Hillstrom, "Testing
+//     unconstrained optimization software", ACM TOMS 7(1), 1981) as Scheme programs in objective mode, from the
+//     standard start and 10x and 100x it: solved where the defaults can, and "converged" only at a point where
+//     the gradient (checked here, independently) vanishes.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "driver/Program.h"
+#include "fit/Fit.h"
+
+namespace {
+
+using namespace dmci;
+using namespace dmci::fit;
+
+struct Param {
+  std::string name;
+  double start[2], certified, stderr_;
+};
+
+struct Problem {
+  std::string name, path, model;
+  std::vector<Param> params;
+  double rss = 0;
+  bool stderrChecked = true;
+};
+
+Problem readProblem(const std::filesystem::path& file) {
+  Problem p;
+  p.name = file.stem().string(), p.path = file.string();
+  std::ifstream in(file);
+  for (std::string line; std::getline(in, line);) {
+    if (line.rfind("# model ", 0) == 0) p.model = line.substr(8);
+    if (line.rfind("# rss ", 0) == 0) p.rss = std::stod(line.substr(6));
+    if (line.rfind("# stderr unchecked", 0) == 0) p.stderrChecked = false;
+    if (line.rfind("# param ", 0) == 0) {
+      std::istringstream s(line.substr(8));
+      Param q;
+      s >> q.name >> q.start[0] >> q.start[1] >> q.certified >> q.stderr_;
+      p.params.push_back(q);
+    }
+  }
+  return p;
+}
+
+std::vector<Problem> nistProblems() {
+  std::vector<Problem> out;
+  for (const auto& e : std::filesystem::directory_iterator(DMCI_SOURCE_DIR "/dmci/fit/tests/data/nist-strd"))
+    if (e.path().extension() == ".csv") out.push_back(readProblem(e.path()));
+  std::sort(out.begin(), out.end(), [](const Problem& a, const Problem& b) { return a.name < b.name; });
+  return out;
+}
+
+// Correct significant digits of `got` against `want` (LRE, as NIST's StRD papers count them), at most 15.
+double digits(double got, double want) {
+  if (got == want) return 15;
+  return std::min(15.0, -std::log10(std::fabs(got - want) / std::fabs(want)));
+}
+
+struct NistRun {
+  FitResult result;
+  double worstDigits = 15, worstStderrDigits = 15;
+};
+
+NistRun fitNist(const Problem& p, int start) {
+  NistRun run;
+  auto table = readDataTable(p.path);
+  EXPECT_TRUE(table.ok()) << table.error().str();
+  if (!table) return run;
+  ModelSpec spec;
+  spec.programPath = p.name + ".scm", spec.programText = p.model;
+  for (const auto& q : p.params) spec.binds.emplace_back(q.name, q.start[start]);
+  spec.data = &*table, spec.target = "y";
+  auto model = makeModel(spec);
+  EXPECT_TRUE(model.ok()) << model.error().str();
+  if (!model) return run;
+  auto r = runFit(**model, FitSettings{});
+  EXPECT_TRUE(r.ok()) << r.error().str();
+  if (!r) return run;
+  run.result = *r;
+  for (size_t j = 0; j < p.params.size(); ++j) {
+    run.worstDigits = std::min(run.worstDigits, digits(r->theta[j], p.params[j].certified));
+    auto se = r->uncertainty ? r->uncertainty->stderrs[j] : std::nullopt;
+    run.worstStderrDigits = std::min(run.worstStderrDigits, se ? digits(*se, p.params[j].stderr_) : 0.0);
+  }
+  return run;
+}
+
+class NistStrd : public ::testing::TestWithParam<std::pair<std::string, int>> {};
+
+// The one run the defaults miss: from BoxBOD's first start (b1 = b2 = 1) Levenberg-Marquardt walks onto the
+// plateau b2 → ∞ (where the model is the constant b1 and b2's Jacobian column vanishes) and stops there; it must
+// say so ("stalled"), and nothing else may miss.
+bool knownMiss(const std::string& name, int start) { return name == "BoxBOD" && start == 0; }
+
+TEST_P(NistStrd, TheDefaultsReachSixDigitsAndTheCertifiedStandardErrors) {
+  auto [name, start] = GetParam();
+  Problem p;
+  for (auto& q : nistProblems())
+    if (q.name == name) p = q;
+  ASSERT_FALSE(p.params.empty()) << name;
+  NistRun run = fitNist(p, start);
+  if (knownMiss(name, start)) {
+    EXPECT_LT(run.worstDigits, 6) << "the known miss is solved now: take it off the list";
+    EXPECT_FALSE(run.result.converged);
+    EXPECT_EQ(run.result.stop, "stalled") << run.result.stopMessage;
+    return;
+  }
+  const FitResult& r = run.result;
+  EXPECT_GE(run.worstDigits, 6) << name << " start " << start + 1 << ": " << r.stop << ": " << r.stopMessage;
+  if (run.worstDigits < 6) {
+    EXPECT_FALSE(r.converged) << name << ": a missed optimum says converged";
+  }
+  EXPECT_TRUE(r.converged) << name << " start " << start + 1 << ": " << r.stop << ": " << r.stopMessage;
+  ASSERT_TRUE(r.uncertainty.has_value());
+  EXPECT_GE(digits(r.uncertainty->rss, p.rss), p.stderrChecked ? 6 : 0) << name;
+  if (p.stderrChecked) {
+    EXPECT_GE(run.worstStderrDigits, 3) << name << " start " << start + 1;
+  }
+  EXPECT_EQ(r.uncertainty->dof, r.uncertainty->rows - p.params.size());
+}
+
+std::vector<std::pair<std::string, int>> nistRuns() {
+  std::vector<std::pair<std::string, int>> out;
+  for (const auto& p : nistProblems())
+    for (int s : {0, 1}) out.emplace_back(p.name, s);
+  return out;
+}
+
+INSTANTIATE_TEST_SUITE_P(Certified, NistStrd, ::testing::ValuesIn(nistRuns()), [](const auto& info) {
+  return info.param.first + "_start" + std::to_string(info.param.second + 1);
+});
+
+TEST(NistStrdFiles, EveryProblemHasAModelStartsCertifiedValuesAndRows) {
+  auto problems = nistProblems();
+  EXPECT_GE(problems.size(), 15u);
+  for (const auto& p : problems) {
+    EXPECT_FALSE(p.model.empty()) << p.name;
+    EXPECT_FALSE(p.params.empty()) << p.name;
+    EXPECT_GT(p.rss, 0) << p.name;
+    auto t = readDataTable(p.path);
+    ASSERT_TRUE(t.ok()) << t.error().str();
+    EXPECT_GT(t->rows(), p.params.size()) << p.name;
+  }
+}
+
+// --- objective mode: Moré–Garbow–Hillstrom ---
+
+struct Classic {
+  std::string name, program;
+  std::vector<std::string> vars;
+  std::vector<double> start;
+  double minimum;  // the known global minimum f*
+};
+
+// The sum of squares of the residual forms, as a program.
+std::string sumOfSquares(const std::vector<std::string>& residuals) {
+  std::string s = "(+";
+  for (const auto& r : residuals) s += " (square " + r + ")";
+  return s + ")";
+}
+
+std::vector<Classic> classics() {
+  std::vector<Classic> out;
+  out.push_back({"Rosenbrock", sumOfSquares({"(* 10 (- x2 (* x1 x1)))", "(- 1 x1)"}), {"x1", "x2"}, {-1.2, 1}, 0});
+  out.push_back({"FreudensteinRoth",
+                 sumOfSquares({"(+ -13 x1 (* (- (* (- 5 x2) x2) 2) x2))", "(+ -29 x1 (* (- (* (+ x2 1) x2) 14) x2))"}),
+                 {"x1", "x2"},
+                 {0.5, -2},
+                 0});
+  out.push_back({"PowellBadlyScaled",
+                 sumOfSquares({"(- (* 10000 x1 x2) 1)", "(- (+ (exp (- x1)) (exp (- x2))) 1.0001)"}),
+                 {"x1", "x2"},
+                 {0, 1},
+                 0});
+  out.push_back({"BrownBadlyScaled",
+                 sumOfSquares({"(- x1 1000000)", "(- x2 0.000002)", "(- (* x1 x2) 2)"}),
+                 {"x1", "x2"},
+                 {1, 1},
+                 0});
+  out.push_back({"Beale",
+                 sumOfSquares({"(- 1.5 (* x1 (- 1 x2)))", "(- 2.25 (* x1 (- 1 (* x2 x2))))",
+                               "(- 2.625 (* x1 (- 1 (* x2 x2 x2))))"}),
+                 {"x1", "x2"},
+                 {1, 1},
+                 0});
+  {
+    std::vector<std::string> r;
+    for (int i = 1; i <= 10; ++i) {
+      std::string k = std::to_string(i);
+      r.push_back("(- (+ 2 (* 2 " + k + ")) (+ (exp (* " + k + " x1)) (exp (* " + k + " x2))))");
+    }
+    out.push_back({"JennrichSampson", sumOfSquares(r), {"x1", "x2"}, {0.3, 0.4}, 124.362182});
+  }
+  out.push_back({"HelicalValley",
+                 "(let ((t (/ (atan (/ x2 x1)) (* 2 3.141592653589793))))"
+                 "  (+ (square (* 10 (- x3 (* 10 (if (< x1 0) (+ t 0.5) t)))))"
+                 "     (square (* 10 (- (sqrt (+ (* x1 x1) (* x2 x2))) 1))) (square x3)))",
+                 {"x1", "x2", "x3"},
+                 {-1, 0, 0},
+                 0});
+  {
+    std::vector<std::string> r;
+    for (int i = 1; i <= 10; ++i) {
+      std::string t = std::to_string(0.1 * i);
+      r.push_back("(- (exp (* -" + t + " x1)) (exp (* -" + t + " x2)) (* x3 (- (exp -" + t + ") (exp (* -10 " + t +
+                  ")))))");
+    }
+    out.push_back({"Box3D", sumOfSquares(r), {"x1", "x2", "x3"}, {0, 10, 20}, 0});
+  }
+  out.push_back({"Wood",
+                 "(+ (* 100 (square (- x2 (* x1 x1)))) (square (- 1 x1)) (* 90 (square (- x4 (* x3 x3))))"
+                 "   (square (- 1 x3)) (* 10.1 (+ (square (- x2 1)) (square (- x4 1)))) (* 19.8 (- x2 1) (- x4 1)))",
+                 {"x1", "x2", "x3", "x4"},
+                 {-3, -1, -3, -1},
+                 0});
+  out.push_back({"PowellSingular",
+                 "(+ (square (+ x1 (* 10 x2))) (* 5 (square (- x3 x4))) (expt (- x2 (* 2 x3)) 4)"
+                 "   (* 10 (expt (- x1 x4) 4)))",
+                 {"x1", "x2", "x3", "x4"},
+                 {3, -1, 0, 1},
+                 0});
+  {
+    std::vector<std::string> r;
+    for (int i = 1; i <= 20; ++i) {
+      std::string t = std::to_string(i / 5.0);
+      r.push_back("(+ (square (- (+ x1 (* " + t + " x2)) (exp " + t + "))) (square (- (+ x3 (* x4 (sin " + t +
+                  "))) (cos " + t + "))))");
+    }
+    out.push_back({"BrownDennis", sumOfSquares(r), {"x1", "x2", "x3", "x4"}, {25, 5, -5, -1}, 85822.2016263563});
+  }
+  return out;
+}
+
+struct ClassicRun {
+  FitResult result;
+  double gradientMax = INFINITY;  // at the result, checked here by the native engine
+};
+
+ClassicRun fitClassic(const Classic& c, double scale) {
+  ClassicRun run;
+  ModelSpec spec;
+  spec.programPath = c.name + ".scm", spec.programText = c.program;
+  for (size_t j = 0; j < c.vars.size(); ++j) spec.binds.emplace_back(c.vars[j], scale * c.start[j]);
+  auto model = makeModel(spec);
+  EXPECT_TRUE(model.ok()) << model.error().str();
+  if (!model) return run;
+  FitSettings settings;
+  settings.optimizer = "lbfgs", settings.steps = 2000;
+  auto r = runFit(**model, settings);
+  if (!r) return run;  // a program error at a far start (a domain error): unsolved, and not converged
+  run.result = *r;
+  std::vector<double> grad;
+  (*model)->loss(r->theta, &grad);
+  run.gradientMax = 0;
+  for (double g : grad) run.gradientMax = std::max(run.gradientMax, std::fabs(g));
+  return run;
+}
+
+TEST(MoreGarbowHillstrom, SolvedFromTheStandardStartsAndConvergedOnlyWhereEarned) {
+  int runs = 0, solved = 0, solvedStandard = 0, standard = 0;
+  std::string report;
+  for (const auto& c : classics())
+    for (double scale : {1.0, 10.0, 100.0}) {
+      ClassicRun run = fitClassic(c, scale);
+      const FitResult& r = run.result;
+      ++runs;
+      bool ok = !r.theta.empty() && std::isfinite(r.loss) && r.loss <= c.minimum + 1e-8 * std::max(1.0, c.minimum);
+      solved += ok;
+      if (scale == 1) ++standard, solvedStandard += ok;
+      // "converged" is earned at a minimum, or at a point where the gradient vanishes (a local minimum).
+      if (r.converged) {
+        EXPECT_TRUE(ok || run.gradientMax <= 1e-4 * std::max(1.0, std::fabs(r.loss)))
+            << c.name << " x" << scale << ": says converged at loss " << r.loss << " with gradient " << run.gradientMax;
+      }
+      report += c.name + " x" + std::to_string(static_cast<int>(scale)) + ": loss " + std::to_string(r.loss) + " " +
+                (r.converged ? "converged" : "not converged") + " (" + r.stop + ")" + (ok ? " solved" : "") + "\n";
+    }
+  std::printf("%s%d of %d runs solved (%d of %d from the standard starts)\n", report.c_str(), solved, runs,
+              solvedStandard, standard);
+  EXPECT_EQ(solvedStandard, standard - 1) << report;  // all but Freudenstein-Roth (its local minimum) from x1
+  EXPECT_GE(solved, runs * 3 / 4) << report;
+}
+
+}  // namespace

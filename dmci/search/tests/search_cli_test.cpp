@@ -1,0 +1,162 @@
+// `dmci search` as a process: its outputs (--json, --out), resume from --out, the external-proposer protocol
+// driven by scripted proposers (dmci/search/tests/proposers/), and the bad inputs it refuses.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "testing/CliFixture.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using dmci::testing::Outcome;
+using dmci::testing::slurp;
+using nlohmann::json;
+
+const std::string kProposers = DMCI_SOURCE_DIR "/dmci/search/tests/proposers/";
+
+// y = 2 e^(-0.3 t) cos(1.7 t) on 150 rows, and the wrong seed (* a (cos (* w t))).
+class SearchCli : public dmci::testing::CliFixture {
+ protected:
+  void SetUp() override {
+    CliFixture::SetUp();
+    std::string csv = "t,y\n";
+    for (int i = 0; i < 150; ++i) {
+      double t = 0.06 * i;
+      char line[80];
+      std::snprintf(line, sizeof line, "%.17g,%.17g\n", t, 2 * std::exp(-0.3 * t) * std::cos(1.7 * t));
+      csv += line;
+    }
+    write("osc.csv", csv);
+    write("seed.scm", "; a wrong seed\n(* a (cos (* w t)))\n");
+  }
+  std::string search(const std::string& more) {
+    return "search --data osc.csv --target y --seed-program seed.scm --jobs 1 " + more;
+  }
+  json prompt(int n) { return json::parse(slurp(dir / ("prompt-" + std::to_string(n) + ".json"))); }
+};
+
+// The failures a prompt reports, as "program => error" lines.
+std::string failures(const json& prompt) {
+  std::string out;
+  for (const auto& f : prompt.at("failures"))
+    out += f.at("program").get<std::string>() + " => " + f.at("error").get<std::string>() + "\n";
+  return out;
+}
+
+TEST_F(SearchCli, JsonHasTheBestProgramTheFrontAndTheCounts) {
+  Outcome o = dmci(search("--evals 40 --json"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  for (const char* key : {"program", "holdout_rmse", "score", "train_rmse", "complexity", "params"})
+    EXPECT_TRUE(j.at("best").contains(key)) << key;
+  EXPECT_FALSE(j.at("pareto").empty());
+  EXPECT_GE(j.at("evaluations").get<int>(), 40);
+  EXPECT_TRUE(j.at("seconds").is_number());
+}
+
+TEST_F(SearchCli, OutWritesTheBestProgramTheFrontAndThePlots) {
+  Outcome o = dmci(search("--evals 40 --out run --quiet"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  for (const char* f : {"best.scm", "front.md", "front.json", "front.svg", "progress.svg", "state.json"})
+    EXPECT_TRUE(fs::exists(dir / "run" / f)) << f;
+  EXPECT_NE(slurp(dir / "run/front.md").find("| complexity | score | held-out RMSE |"), std::string::npos);
+  EXPECT_EQ(slurp(dir / "run/best.scm").substr(0, 41), "; dmci search from seed.scm on osc.csv (t");
+}
+
+TEST_F(SearchCli, AResumedSearchEndsWhereTheUninterruptedOneDoes) {
+  ASSERT_EQ(dmci(search("--evals 30 --out run --quiet")).code, 0);
+  Outcome resumed = dmci(search("--evals 70 --resume run --json --quiet"));
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  Outcome whole = dmci(search("--evals 70 --json --quiet"));
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  json r = json::parse(resumed.out), w = json::parse(whole.out);
+  EXPECT_EQ(r.at("evaluations"), w.at("evaluations"));
+  EXPECT_EQ(r.at("pareto"), w.at("pareto"));
+}
+
+TEST_F(SearchCli, AProposerAnsweringRightAtItsThirdCallIsFound) {
+  Outcome o = dmci(search("--evals 400 --islands 2 --children 2 --iterations 30 --goal 1e-7 --json --proposer '" +
+                          kProposers + "third_call.sh'"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  EXPECT_LE(j.at("best").at("holdout_rmse").get<double>(), 1e-7);
+  EXPECT_EQ(slurp(dir / "calls"), "3\n");  // the goal was met right after the third call
+  EXPECT_EQ(j.at("proposer").at("scored"), 1);
+  EXPECT_EQ(prompt(1).at("variables"), json::array({"t"}));
+  EXPECT_EQ(prompt(1).at("parameters"), json::array({"a", "w"}));
+  EXPECT_FALSE(prompt(3).at("best").empty());
+}
+
+TEST_F(SearchCli, AProposerThatGetsEverythingWrongIsSurvivedAndToldEachFailure) {
+  Outcome o = dmci(search("--evals 60 --islands 2 --children 2 --json --proposer '" + kProposers + "junk.sh'"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_GE(json::parse(o.out).at("evaluations").get<int>(), 60);
+  std::string second = failures(prompt(2));
+  EXPECT_NE(second.find("(+ a => proposal:1:1: syntax-error"), std::string::npos) << second;
+  EXPECT_NE(second.find("(* k t)\n => unbound name 'k'"), std::string::npos) << second;
+  EXPECT_NE(second.find("(let loop () (loop))\n => candidate:1:"), std::string::npos) << second;
+  EXPECT_NE(second.find("budget"), std::string::npos) << second;
+  EXPECT_NE(second.find("\x01\xc3\xbf\xc3\xbe) => proposal:1:"), std::string::npos) << second;
+  EXPECT_NE(failures(prompt(3)).find("not a JSON array of program strings: '\\x01\\xff\\xfe not json'"),
+            std::string::npos)
+      << failures(prompt(3));
+  EXPECT_NE(failures(prompt(4)).find("exited with status 3 (its standard error: gave up)"), std::string::npos)
+      << failures(prompt(4));
+  EXPECT_NE(o.err.find("the proposer exited with status 3"), std::string::npos) << o.err;
+}
+
+TEST_F(SearchCli, AProposerPastItsTimeIsKilledAndTheSearchGoesOn) {
+  auto began = std::chrono::steady_clock::now();
+  Outcome o = dmci(search("--evals 12 --islands 1 --children 4 --proposer 'sleep 30' --proposer-timeout 0.3"));
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - began).count();
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("the proposer did not answer within 0.3 s and was killed"), std::string::npos) << o.err;
+  EXPECT_LT(seconds, 10);
+}
+
+TEST_F(SearchCli, ABadSeedProgramIsAnErrorAtItsPosition) {
+  write("seed.scm", "(* a\n  (cos (* w t))\n");
+  Outcome o = dmci(search("--evals 10 --out run"));
+  EXPECT_EQ(o.code, 1);
+  EXPECT_EQ(o.err.substr(0, 9), "seed.scm:") << o.err;
+  EXPECT_FALSE(fs::exists(dir / "run"));
+}
+
+// --group: y = g·t in two groups; the structure (* 1.0 t) fits both once each group has its own slope.
+TEST_F(SearchCli, GroupFitsEachGroupsConstantsAndPoolsTheError) {
+  std::string csv = "g,t,y\n";
+  for (int i = 0; i < 40; ++i)
+    csv += std::to_string(1 + i / 20) + "," + std::to_string(0.1 * (i % 20)) + "," +
+           std::to_string((1 + i / 20) * 0.1 * (i % 20)) + "\n";
+  write("groups.csv", csv);
+  write("line.scm", "(* 1.5 t)\n");
+  Outcome o = dmci("search --data groups.csv --target y --seed-program line.scm --group g --evals 1 --jobs 1 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto best = json::parse(o.out).at("best");
+  EXPECT_LT(best.at("holdout_rmse").get<double>(), 1e-6);
+  Outcome bad = dmci("search --data groups.csv --target y --seed-program line.scm --group nope --evals 1");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+}
+
+TEST_F(SearchCli, UsageErrorsExitWithTwo) {
+  EXPECT_EQ(dmci("search --data osc.csv --seed-program seed.scm").code, 2);  // no --target
+  Outcome ops = dmci(search("--ops '+ frob'"));
+  EXPECT_EQ(ops.code, 2);
+  EXPECT_NE(ops.err.find("--ops: 'frob' is not an operator"), std::string::npos) << ops.err;
+  Outcome split = dmci(search("--split 't<100'"));
+  EXPECT_EQ(split.code, 2);
+  EXPECT_NE(split.err.find("no rows to hold out"), std::string::npos) << split.err;
+  write("seed.scm", "(* y t)\n");
+  Outcome target = dmci(search("--evals 10"));
+  EXPECT_EQ(target.code, 2);
+  EXPECT_NE(target.err.find("'y' is a column of osc.csv that is not a variable (it is the target)"), std::string::npos)
+      << target.err;
+}
+
+}  // namespace

@@ -1,0 +1,131 @@
+// `dmci grad --smooth` and `dmci fit --smooth` as processes: the smoothed Heaviside derivative printed by both
+// routes, the Monte Carlo estimate with its standard error, the bad settings refused with exit 2 and the reason, and
+// the threshold model whose threshold only the smoothed fit moves (one start here; ci/smooth-fit runs ten).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "testing/CliFixture.h"
+
+namespace {
+
+using dmci::testing::Outcome;
+
+class SmoothCli : public dmci::testing::CliFixture {
+ protected:
+  void SetUp() override {
+    CliFixture::SetUp();
+    write("step.scm", "(if (<= x 0) 1 0)\n");
+  }
+  nlohmann::json grad(const std::string& args) {
+    Outcome o = dmci("grad step.scm --bind x=0 --json " + args);
+    EXPECT_EQ(o.code, 0) << o.err;
+    return o.code == 0 ? nlohmann::json::parse(o.out) : nlohmann::json{};
+  }
+  void expectRefused(const std::string& args, const std::string& words) {
+    Outcome o = dmci(args);
+    EXPECT_EQ(o.code, 2) << args << "\n" << o.out << o.err;
+    EXPECT_NE(o.err.find(words), std::string::npos) << args << "\n" << o.err;
+    EXPECT_EQ(o.out, "") << args;
+  }
+};
+
+TEST_F(SmoothCli, SiGivesTheSmoothedStepsDerivativeByBothRoutes) {
+  for (const char* via : {"direct", "dmci"}) {
+    auto j = grad(std::string("--smooth 0.5 --via ") + via);
+    EXPECT_NEAR(j["gradient"]["x"].get<double>(), -0.7978845608028654, 1e-9) << via;
+    EXPECT_NEAR(j["value"].get<double>(), 0.5, 1e-12) << via;
+    EXPECT_EQ(j["smooth"]["smoothed_comparisons"], 1);
+  }
+  Outcome text = dmci("grad step.scm --bind x=0 --smooth 0.5");
+  EXPECT_EQ(text.code, 0) << text.err;
+  EXPECT_NE(text.out.find("d/d x = -0.79788456080"), std::string::npos) << text.out;
+}
+
+// Every engine runs the smoothed program: the same value and gradient (the tensor engine joins normal-cdf's
+// partial to its autograd graph: without it the gradient lost the smoothed comparisons' terms).
+TEST_F(SmoothCli, EveryEngineGivesTheSameSmoothedGradient) {
+  write("count.scm", "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* (f 0) (if (> (* x x) 2) x 1))\n");
+  std::vector<std::string> engines = {"native", "replay", "compiled"};
+#ifdef DMCI_HAVE_TORCH
+  engines.push_back("tensor");
+#endif
+  auto run = [&](const std::string& engine, const std::string& via) {
+    Outcome o = dmci("grad count.scm --bind x=1.3 --smooth 0.4 --json --engine " + engine + " --via " + via);
+    EXPECT_EQ(o.code, 0) << o.err;
+    return o.code == 0 ? nlohmann::json::parse(o.out) : nlohmann::json{};
+  };
+  auto ref = run("native", "direct");
+  for (const auto& e : engines)
+    for (const char* via : {"direct", "dmci"}) {
+      auto j = run(e, via);
+      EXPECT_NEAR(j["value"].get<double>(), ref["value"].get<double>(), 1e-12) << e << " " << via;
+      EXPECT_NEAR(j["gradient"]["x"].get<double>(), ref["gradient"]["x"].get<double>(), 1e-10) << e << " " << via;
+    }
+}
+
+TEST_F(SmoothCli, McPrintsEachEstimateWithItsStandardError) {
+  auto direct = grad("--smooth 0.5 --smooth-mode mc --samples 1000 --seed 3");
+  auto viaDmci = grad("--smooth 0.5 --smooth-mode mc --samples 1000 --seed 3 --via dmci --engine replay");
+  EXPECT_EQ(direct, viaDmci);
+  double g = direct["gradient"]["x"].get<double>(), e = direct["gradient_error"]["x"].get<double>();
+  EXPECT_GT(e, 0);
+  EXPECT_LT(std::fabs(g + 0.7978845608028654), 3 * e);
+  EXPECT_EQ(direct["smooth"]["runs"], 1000);
+  EXPECT_EQ(direct["smooth"]["estimator"], "pgo");
+  auto rf = grad("--smooth 0.5 --smooth-mode mc --estimator reinforce --samples 1000 --seed 3");
+  EXPECT_LT(std::fabs(rf["gradient"]["x"].get<double>() + 0.7978845608028654),
+            3 * rf["gradient_error"]["x"].get<double>());
+  Outcome text = dmci("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --samples 100");
+  EXPECT_NE(text.out.find("d/d x = "), std::string::npos);
+  EXPECT_NE(text.out.find(" +/- "), std::string::npos) << text.out;
+}
+
+TEST_F(SmoothCli, BadSettingsAreRefused) {
+  expectRefused("grad step.scm --bind x=0 --smooth 0", "positive");
+  expectRefused("grad step.scm --bind x=0 --smooth -0.5", "positive");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --samples -4", "negative");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --samples 1", "at least 2");
+  expectRefused("grad step.scm --bind x=0 --samples 100", "--samples needs --smooth");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --via lantern", "lantern");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --wrt literals", "named parameters");
+  expectRefused("grad step.scm --bind 'x=linspace(0,1,3)' --smooth 0.5", "one point");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode gauss", "gauss");
+  write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
+  write("d.csv", "x,y\n0.5,1\n1.5,0.75\n");
+  expectRefused("fit thr.scm --data d.csv --target y --bind alpha=0.5 --smooth 0", "positive");
+  expectRefused("fit thr.scm --data d.csv --target y --bind alpha=0.5 --smooth-anneal", "needs --smooth");
+}
+
+// The threshold model, data from alpha = 1, beta = 2, gamma = 0.5 on a grid of x in [0, 2]: the crisp fit cannot
+// move alpha (its gradient is 0); the annealed smoothed fit finds it to 1e-3, with a crisp loss of (nearly) 0.
+TEST_F(SmoothCli, OnlyTheSmoothedFitFindsTheThreshold) {
+  write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
+  std::string csv = "x,y\n";
+  for (int i = 0; i <= 2000; ++i) {
+    double x = i / 1000.0;
+    char line[64];
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", x, x < 1 ? 2 * x : 0.5 * x);
+    csv += line;
+  }
+  write("d.csv", csv);
+  const std::string fit =
+      "fit thr.scm --data d.csv --target y --bind alpha=0.35 --bind beta=1 --bind gamma=1 --json -q";
+  Outcome crisp = dmci(fit);
+  ASSERT_EQ(crisp.code, 0) << crisp.err;
+  auto c = nlohmann::json::parse(crisp.out);
+  EXPECT_EQ(c["params"]["alpha"].get<double>(), 0.35);
+  Outcome smooth = dmci(fit + " --smooth 0.5 --smooth-anneal");
+  ASSERT_EQ(smooth.code, 0) << smooth.err;
+  auto s = nlohmann::json::parse(smooth.out);
+  EXPECT_NEAR(s["params"]["alpha"].get<double>(), 1.0, 1e-3) << smooth.out;
+  EXPECT_LT(s["loss"].get<double>(), 1e-5) << smooth.out;
+  EXPECT_GT(c["loss"].get<double>(), 1e-2) << crisp.out;
+  EXPECT_TRUE(s.contains("smoothed_loss"));
+}
+
+}  // namespace
