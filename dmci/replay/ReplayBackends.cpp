@@ -32,8 +32,8 @@ bool ReplayRun::replayOne(const std::vector<double>& values, Evaluation& ev) {
   return false;
 }
 
-Result<ReplayRun::Left> ReplayRun::replayLanes(size_t index, const std::vector<std::vector<double>>& values, const size_t* pick, size_t n,
-                         LaneEvaluation& out, Tally& tally) {
+Result<ReplayRun::Left> ReplayRun::replayLanes(size_t index, const std::vector<std::vector<double>>& values,
+                                               const size_t* pick, size_t n, LaneEvaluation& out, Tally& tally) {
   const replay::Replayer& tr = *traces_[index];
   const replay::CompiledTrace* fn = index < compiled_.size() ? compiled_[index].get() : nullptr;
   replay::BatchTrace* batch = index < batch_.size() ? batch_[index].get() : nullptr;
@@ -99,8 +99,9 @@ Result<ReplayRun::Left> ReplayRun::replayLanes(size_t index, const std::vector<s
   return finishLanes(pick, n, ok, value, grad, out, tally);
 }
 
-ReplayRun::Left ReplayRun::finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok, const std::vector<double>& value,
-                 const std::vector<std::vector<double>>& grad, LaneEvaluation& out, Tally& tally) {
+ReplayRun::Left ReplayRun::finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok,
+                                       const std::vector<double>& value, const std::vector<std::vector<double>>& grad,
+                                       LaneEvaluation& out, Tally& tally) {
   Left left;
   for (size_t j = 0; j < n; ++j) {
     const size_t lane = pick ? pick[j] : j;
@@ -118,8 +119,9 @@ ReplayRun::Left ReplayRun::finishLanes(const size_t* pick, size_t n, const std::
   return left;
 }
 
-void ReplayRun::runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from, int n,
-                 std::vector<double>& value, std::vector<std::vector<double>>& gradient, uint8_t* ok) const {
+void ReplayRun::runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from,
+                            int n, std::vector<double>& value, std::vector<std::vector<double>>& gradient,
+                            uint8_t* ok) const {
   // The pointer tables on the stack for the usual few parameters: a slice allocates nothing.
   constexpr size_t kFew = 16;
   std::array<const double*, kFew> pFew;
