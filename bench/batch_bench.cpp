@@ -27,6 +27,7 @@
 #include <vector>
 
 #ifdef DMCI_HAVE_TORCH
+#include "Bandwidth.h"
 #include "BatchPrograms.h"
 #include "driver/Program.h"
 #include "engines/tensor/TensorEngine.h"
@@ -53,7 +54,8 @@ std::string key(const Case& c, const Setting& s) {
 double bandwidth(const std::string& device, bool float32) {
   static std::map<std::string, double> m;
   std::string k = device + (float32 ? "/f32" : "/f64");
-  if (!m.count(k)) m[k] = deviceBandwidth(device, float32, device == "cuda" ? int64_t{1} << 28 : int64_t{1} << 25);
+  if (!m.count(k))
+    m[k] = bench::deviceBandwidth(device, float32, device == "cuda" ? int64_t{1} << 28 : int64_t{1} << 25);
   return m[k];
 }
 

@@ -60,7 +60,7 @@ class Layers(unittest.TestCase):
         self.assertIn("share floor", out)
 
     def test_code_including_tests_fails(self):
-        self.plant("dmci/driver/Engine.h", '#include "tests/support/Eval.h"')
+        self.plant("dmci/driver/Engine.h", '#include "testing/Eval.h"')
         rc, out = run(self.root)
         self.assertEqual(rc, 1, out)
         self.assertIn("includes test code", out)

@@ -111,7 +111,6 @@ class LaneStore {
 // True when LibTorch can run on the device ("cpu", or "cuda" with a GPU present).
 bool deviceAvailable(const std::string& device);
 void setThreads(int threads);
-double triadBandwidth(const std::string& device, bool float32, int64_t elements, int repeats);
 
 // Whether a torch kernel has its rule, and the rule applied (ScalarPrims.cpp holds the table).
 bool hasRule(LaneKernel k);

@@ -257,8 +257,4 @@ const EngineRegistration kRegistration(
 
 bool tensorDeviceAvailable(const std::string& device) { return lanes::deviceAvailable(device); }
 
-double deviceBandwidth(const std::string& device, bool float32, int64_t elements, int repeats) {
-  return lanes::triadBandwidth(device, float32, elements, repeats);
-}
-
 }  // namespace dmci

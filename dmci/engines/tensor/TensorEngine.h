@@ -45,10 +45,5 @@ class BatchEvaluator final : public PreparedRun {
 
 // True when LibTorch can run on the device ("cpu" always; "cuda" when a GPU is present).
 bool tensorDeviceAvailable(const std::string& device);
-// The device's memory bandwidth in bytes/s, as STREAM's triad measures it: c = a + 3b over `elements`
-// numbers (best of `repeats` runs after a warm-up; 3 * elements * size bytes a run), by LibTorch on the
-// device and, on the CPU, also by a plain loop over every hardware thread (the better of the two). The
-// roofline that batch throughput is reported against (PERF.md P9).
-double deviceBandwidth(const std::string& device, bool float32, int64_t elements, int repeats = 5);
 
 }  // namespace dmci
