@@ -43,7 +43,7 @@ std::string sci(const std::optional<double>& x) {
 // One table row: name, status, the three gradient comparisons, time.
 void printRow(const PairResult& r, size_t nameWidth) {
   std::printf("%-*s  %-17s  %-12s %-12s %-12s %8.3fs\n", static_cast<int>(nameWidth), r.pair.name.c_str(),
-              statusName(r.status), sci(r.errors.dmciVsDirect).c_str(), sci(r.errors.directVsFd).c_str(),
+              verdictName(r.status), sci(r.errors.dmciVsDirect).c_str(), sci(r.errors.directVsFd).c_str(),
               sci(r.errors.dmciVsFd).c_str(), r.seconds);
 }
 
@@ -57,7 +57,7 @@ void printTable(const GateRun& run, bool quiet) {
     for (const auto& r : run.results) printRow(r, width);
   }
   for (const auto& r : run.results) {
-    if (r.status != Status::Fail) continue;
+    if (r.status != Verdict::Fail) continue;
     std::printf("\nFAIL %s (%s, expected %s)\n", r.pair.name.c_str(), r.pair.file.c_str(), expectName(r.pair.expect));
     for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
   }

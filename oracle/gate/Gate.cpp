@@ -347,9 +347,9 @@ void judge(PairResult& r, const Criteria& c) {
   }
   checkExpectation(r, v);
   if (!r.reasons.empty())
-    r.status = Status::Fail;
+    r.status = dmci::Verdict::Fail;
   else
-    r.status = r.oracle.differentiable ? Status::Pass : Status::Nondifferentiable;
+    r.status = r.oracle.differentiable ? dmci::Verdict::Pass : dmci::Verdict::Nondifferentiable;
 }
 
 // Runs on a thread of its own with a large stack: the oracle is a recursive
@@ -380,18 +380,6 @@ class Worker {
 };
 
 }  // namespace
-
-const char* statusName(Status s) {
-  switch (s) {
-    case Status::Pass:
-      return "pass";
-    case Status::Fail:
-      return "fail";
-    case Status::Nondifferentiable:
-      return "nondifferentiable";
-  }
-  return "?";
-}
 
 double relativeError(double a, double b, double floor) {
   if (a == b || (std::isnan(a) && std::isnan(b))) return 0;
@@ -440,7 +428,7 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
     // An escaped exception is a bug in an engine or the oracle: the pair fails and says so.
     r.reasons.push_back(std::string("internal error: ") + e.what());
   }
-  if (!r.reasons.empty()) r.status = Status::Fail;
+  if (!r.reasons.empty()) r.status = dmci::Verdict::Fail;
   r.seconds = since(t0);
   return r;
 }
@@ -475,7 +463,7 @@ GateRun runGate(const std::string& dir, const std::vector<GatePair>& pairs, cons
 
 bool gatePassed(const GateRun& run) {
   return std::none_of(run.results.begin(), run.results.end(),
-                      [](const PairResult& r) { return r.status == Status::Fail; });
+                      [](const PairResult& r) { return r.status == dmci::Verdict::Fail; });
 }
 
 }  // namespace dmci::gate
