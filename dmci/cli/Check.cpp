@@ -17,6 +17,7 @@
 #include "driver/Engine.h"
 #include "oracle/gate/Gate.h"
 #include "oracle/gate/Summary.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "reports/GateReport.h"
 
@@ -150,7 +151,7 @@ Result<reports::Provenance> provenanceOf(const CheckArgs& a, const Manifest& man
   return p;
 }
 
-// DMCI_PLANT_ADJOINT=PRIM:SCALE plants a wrong adjoint rule in the engines' tape (prims/PrimTable.h), to show
+// DMCI_PLANT_ADJOINT=PRIM:SCALE plants a wrong adjoint rule in the engines' tape (prims/Faults.h), to show
 // the gate catching and attributing it (with --lantern, the tape-free route agrees with the finite difference).
 std::optional<std::string> plantFromEnvironment() {
   const char* plant = std::getenv("DMCI_PLANT_ADJOINT");

@@ -17,6 +17,7 @@
 #include "dmci/tests/support/WrappedEngine.h"
 #include "oracle/gate/Manifest.h"
 #include "oracle/gate/Summary.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "reports/ErrorHistogram.h"
 #include "reports/GateReport.h"
