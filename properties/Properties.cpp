@@ -43,18 +43,6 @@ std::string sci(double x) {
 
 }  // namespace
 
-const char* verdictName(Verdict v) {
-  switch (v) {
-    case Verdict::Pass:
-      return "pass";
-    case Verdict::Fail:
-      return "fail";
-    case Verdict::Nondifferentiable:
-      return "nondifferentiable";
-  }
-  return "?";
-}
-
 Outcome checkTriangle(const Case& c, const TriangleOptions& opts) {
   {
     std::ofstream out(scratchDir() + "/case.scm", std::ios::binary | std::ios::trunc);

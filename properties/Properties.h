@@ -15,9 +15,6 @@
 
 namespace dmci::props {
 
-enum class Verdict { Pass, Fail, Nondifferentiable };
-const char* verdictName(Verdict v);
-
 struct Outcome {
   Verdict verdict = Verdict::Pass;
   std::string detail;           // why it failed, or why the seed is not differentiable

@@ -12,10 +12,10 @@ namespace {
 using json = nlohmann::ordered_json;
 using gate::PairResult;
 
-gate::Status statusNamed(const Fields& f, const std::string& key) {
+Verdict statusNamed(const Fields& f, const std::string& key) {
   std::string name = f.text(key);
-  for (auto s : {gate::Status::Pass, gate::Status::Fail, gate::Status::Nondifferentiable})
-    if (name == gate::statusName(s)) return s;
+  for (auto s : {Verdict::Pass, Verdict::Fail, Verdict::Nondifferentiable})
+    if (name == verdictName(s)) return s;
   f.fail(key, "'" + name + "' is not a status");
 }
 

@@ -16,7 +16,6 @@ namespace dmci::reports {
 namespace {
 
 using json = nlohmann::ordered_json;
-using gate::Status;
 
 json num(double x) { return jsonNumber(x); }  // non-finite as "inf", "-inf", "nan"
 
@@ -59,7 +58,7 @@ json pairJson(const gate::PairResult& r) {
   json o{{"name", r.pair.name},
          {"family", r.pair.family},
          {"file", r.pair.file},
-         {"status", gate::statusName(r.status)},
+         {"status", verdictName(r.status)},
          {"expect", gate::expectName(r.pair.expect)},
          {"reasons", r.reasons},
          {"value", values},
@@ -209,7 +208,7 @@ void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
   o << "## Failures\n\n";
   bool any = false;
   for (const auto& r : run.results) {
-    if (r.status != Status::Fail) continue;
+    if (r.status != Verdict::Fail) continue;
     any = true;
     o << "### " << r.pair.name << "\n\n`" << r.pair.file << "`, expected " << gate::expectName(r.pair.expect) << "\n\n";
     for (const auto& why : r.reasons) o << "- " << why << "\n";
@@ -219,7 +218,7 @@ void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
   o << "## Nondifferentiable seeds\n\n";
   any = false;
   for (const auto& r : run.results)
-    if (r.status == Status::Nondifferentiable) {
+    if (r.status == Verdict::Nondifferentiable) {
       any = true;
       o << "- " << r.pair.name << ": " << r.oracle.reason << "\n";
     }
@@ -230,11 +229,11 @@ Result<bool> writeFile(const std::string& path, const std::string& text) { retur
 
 JUnitCase pairCase(const gate::PairResult& r) {
   JUnitCase c{"gate." + r.pair.family, r.pair.name, r.seconds, std::nullopt, ""};
-  if (r.status == Status::Fail) {
+  if (r.status == Verdict::Fail) {
     std::string text = r.pair.file + ", expected " + gate::expectName(r.pair.expect) + "\n";
     for (const auto& why : r.reasons) text += "- " + why + "\n";
     c.failure = JUnitFailure{r.reasons.empty() ? "failed" : r.reasons.front(), "gate.fail", text};
-  } else if (r.status == Status::Nondifferentiable) {
+  } else if (r.status == Verdict::Nondifferentiable) {
     c.output = "nondifferentiable, as expected: " + r.oracle.reason;
   }
   for (const auto& note : r.notes) c.output += (c.output.empty() ? "" : "\n") + note;

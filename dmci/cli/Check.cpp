@@ -17,6 +17,7 @@
 #include "driver/Engine.h"
 #include "oracle/gate/Gate.h"
 #include "oracle/gate/Summary.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "reports/GateReport.h"
 
@@ -43,7 +44,7 @@ std::string sci(const std::optional<double>& x) {
 // One table row: name, status, the three gradient comparisons, time.
 void printRow(const PairResult& r, size_t nameWidth) {
   std::printf("%-*s  %-17s  %-12s %-12s %-12s %8.3fs\n", static_cast<int>(nameWidth), r.pair.name.c_str(),
-              statusName(r.status), sci(r.errors.dmciVsDirect).c_str(), sci(r.errors.directVsFd).c_str(),
+              verdictName(r.status), sci(r.errors.dmciVsDirect).c_str(), sci(r.errors.directVsFd).c_str(),
               sci(r.errors.dmciVsFd).c_str(), r.seconds);
 }
 
@@ -57,7 +58,7 @@ void printTable(const GateRun& run, bool quiet) {
     for (const auto& r : run.results) printRow(r, width);
   }
   for (const auto& r : run.results) {
-    if (r.status != Status::Fail) continue;
+    if (r.status != Verdict::Fail) continue;
     std::printf("\nFAIL %s (%s, expected %s)\n", r.pair.name.c_str(), r.pair.file.c_str(), expectName(r.pair.expect));
     for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
   }
@@ -150,7 +151,7 @@ Result<reports::Provenance> provenanceOf(const CheckArgs& a, const Manifest& man
   return p;
 }
 
-// DMCI_PLANT_ADJOINT=PRIM:SCALE plants a wrong adjoint rule in the engines' tape (prims/PrimTable.h), to show
+// DMCI_PLANT_ADJOINT=PRIM:SCALE plants a wrong adjoint rule in the engines' tape (prims/Faults.h), to show
 // the gate catching and attributing it (with --lantern, the tape-free route agrees with the finite difference).
 std::optional<std::string> plantFromEnvironment() {
   const char* plant = std::getenv("DMCI_PLANT_ADJOINT");

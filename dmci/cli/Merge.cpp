@@ -68,7 +68,7 @@ int mergeGate(const std::vector<json>& docs, const MergeArgs& a) {
     return kUsage;
   }
   for (const auto& r : merged->run.results)
-    if (r.status == gate::Status::Fail) {
+    if (r.status == Verdict::Fail) {
       std::printf("FAIL %s (%s)\n", r.pair.name.c_str(), r.pair.file.c_str());
       for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
     }

@@ -6,10 +6,12 @@
 #include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 
 #include "driver/Program.h"
+#include "support/Csv.h"
 
 namespace dmci {
 namespace {
@@ -48,52 +50,28 @@ std::vector<double> laneValues(const std::string& name, const std::string& v) {
   throw DmciError(Error{ErrorKind::Usage, msg, SrcPos{internFile(path), line, col}});
 }
 
-std::string trim(const std::string& s) {
-  size_t a = s.find_first_not_of(" \t\r"), b = s.find_last_not_of(" \t\r");
-  return a == std::string::npos ? "" : s.substr(a, b - a + 1);
-}
-
 // CSV: a header of parameter names, then one row of numbers per lane; '#' starts a comment line.
 LaneBatch readCsv(const std::string& path, const std::string& text) {
   LaneBatch batch;
-  std::istringstream in(text);
-  std::string line;
-  bool header = true;
-  for (uint32_t lineNo = 1; std::getline(in, line); ++lineNo) {
-    if (trim(line).empty() || trim(line)[0] == '#') continue;
-    std::vector<std::pair<std::string, uint32_t>> cells;  // text, column
-    for (size_t start = 0;;) {
-      size_t comma = line.find(',', start);
-      std::string cell = line.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      size_t lead = cell.find_first_not_of(" \t");
-      cells.emplace_back(trim(cell), static_cast<uint32_t>(start + (lead == std::string::npos ? 0 : lead) + 1));
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-    if (header) {
-      for (const auto& [name, col] : cells) {
-        if (name.empty()) fileError(path, lineNo, col, "empty parameter name in the header");
-        for (const auto& p : batch.params)
-          if (p == name) fileError(path, lineNo, col, "parameter '" + name + "' appears twice in the header");
-        batch.params.push_back(name);
-      }
-      batch.values.assign(batch.params.size(), {});
-      header = false;
-      continue;
-    }
+  std::vector<CsvRow> rows = dmci::readCsv(text);
+  if (rows.empty()) fileError(path, 1, 1, "no header line (parameter names separated by commas)");
+  if (auto bad = checkHeader(rows[0], "parameter")) fileError(path, bad->line, bad->col, bad->message);
+  for (const CsvCell& c : rows[0].cells) batch.params.push_back(c.text);
+  batch.values.assign(batch.params.size(), {});
+  for (size_t r = 1; r < rows.size(); ++r) {
+    const auto& cells = rows[r].cells;
     if (cells.size() != batch.params.size())
-      fileError(path, lineNo, 1,
+      fileError(path, rows[r].line, 1,
                 "expected " + std::to_string(batch.params.size()) + " values (one per header name), got " +
                     std::to_string(cells.size()));
     for (size_t k = 0; k < cells.size(); ++k) {
-      char* end = nullptr;
-      double x = std::strtod(cells[k].first.c_str(), &end);
-      if (cells[k].first.empty() || *end != '\0')
-        fileError(path, lineNo, cells[k].second, "'" + cells[k].first + "' is not a number (" + batch.params[k] + ")");
-      batch.values[k].push_back(x);
+      std::optional<double> x = csvNumber(cells[k].text);
+      if (!x)
+        fileError(path, rows[r].line, cells[k].col,
+                  "'" + cells[k].text + "' is not a number (" + batch.params[k] + ")");
+      batch.values[k].push_back(*x);
     }
   }
-  if (header) fileError(path, 1, 1, "no header line (parameter names separated by commas)");
   if (batch.values.empty() || batch.values[0].empty()) fileError(path, 1, 1, "no lanes: the file has a header only");
   return batch;
 }

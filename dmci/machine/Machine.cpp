@@ -3,12 +3,13 @@
 
 #include "machine/ErrorPosition.h"
 #include "machine/Instructions.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "runtime/TraceSink.h"
 
 namespace dmci {
 
-Machine::Machine(const ComputeGraph& g, Runtime& rt) : g_(g), rt_(rt), prims_(primitives().data()) {
+Machine::Machine(const ComputeGraph& g, Runtime& rt) : g_(g), rt_(rt), prims_(primitiveRows(adjointFaultPlanted())) {
   stack_.reserve(1024);
   frames_.reserve(256);
   for (const auto& b : g.blocks) library_.push_back(b.pos.inLibrary() ? 1 : 0);

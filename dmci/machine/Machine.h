@@ -49,7 +49,7 @@ class Machine {
 
   const ComputeGraph& g_;
   Runtime& rt_;
-  const Primitive* prims_;  // the primitive table, cached for the loop
+  const Primitive* prims_;  // the primitive rows, cached for the loop (prims/Faults.h: planted faults are decided here)
   std::vector<Value> consts_;
   std::vector<Literal> literals_;
   std::vector<Value> stack_;

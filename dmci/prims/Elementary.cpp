@@ -1,6 +1,6 @@
 // The elementary scalar functions, each a row holding its forward rule and its local partials side by side.
 #include <algorithm>
-#include <atomic>
+#include <array>
 #include <cmath>
 #include <iterator>
 #include <stdexcept>
@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "prims/ArithRules.h"
+#include "prims/Faults.h"
 #include "prims/ScalarRule.h"
 
 namespace dmci {
@@ -161,18 +162,18 @@ constexpr ScalarRule kRules[] = {
      .partials = "dx = phi x = e^(-x^2/2)/sqrt(2 pi)"},
 };
 
-// Test-only planted faults: a factor on each rule's recorded partials, read only while one is planted.
 constexpr size_t kRuleCount = std::size(kRules);
-std::atomic<bool> gFaultPlanted{false};
-std::atomic<double> gFaultScale[kRuleCount];
 
-double faultScale(size_t k) {
-  if (!gFaultPlanted.load(std::memory_order_relaxed)) return 1.0;
-  return gFaultScale[k].load(std::memory_order_relaxed);
+// The primitive id of kRules[K], looked up on the first planted run (after the table is built).
+template <size_t K>
+int ruleId() {
+  static const int id = primId(kRules[K].name);
+  return id;
 }
 
-// The forward rule of kRules[K]: the value, and its local partials on the tape when an argument is active.
-template <size_t K>
+// The forward rule of kRules[K]: the value, and its local partials on the tape when an argument is active. The
+// Planted form (prims/Faults.h) multiplies the partials by the factor planted on the primitive.
+template <size_t K, bool Planted = false>
 Value applyRule(Runtime& rt, const Value* args, int argc) {
   constexpr ScalarRule r = kRules[K];
   if constexpr (r.f1 != nullptr) {
@@ -181,17 +182,53 @@ Value applyRule(Runtime& rt, const Value* args, int argc) {
       double y = r.f1(x);
       if constexpr (r.dx == nullptr) return Value::real(y);
       if (!args[0].isActive() || !rt.taping) return Value::real(y);
-      return rt.unary(y, args[0], r.dx(x, y) * faultScale(K));
+      if constexpr (Planted) return rt.unary(y, args[0], r.dx(x, y) * plantedScale(ruleId<K>()));
+      return rt.unary(y, args[0], r.dx(x, y));
     }
   }
   if constexpr (r.f2 != nullptr) {
     double a = numberArg(rt, r.name, args, 0), b = numberArg(rt, r.name, args, 1);
     double y = r.f2(a, b);
     if ((!args[0].isActive() && !args[1].isActive()) || !rt.taping) return Value::real(y);
-    double s = faultScale(K);
-    return rt.binary(y, args[0], r.da(a, b, y) * s, args[1], r.db(a, b, y) * s);
+    if constexpr (Planted) {
+      double s = plantedScale(ruleId<K>());
+      return rt.binary(y, args[0], r.da(a, b, y) * s, args[1], r.db(a, b, y) * s);
+    }
+    return rt.binary(y, args[0], r.da(a, b, y), args[1], r.db(a, b, y));
   }
   return Value();  // unreachable: the row's arity admits only the forms the rule has
+}
+
+// kRules[K] with its partial rules times the planted factor, for the replay sweeps (prims/Faults.h).
+template <size_t K>
+double plantedDx(double x, double y) {
+  return kRules[K].dx(x, y) * plantedScale(ruleId<K>());
+}
+template <size_t K>
+double plantedDa(double a, double b, double y) {
+  return kRules[K].da(a, b, y) * plantedScale(ruleId<K>());
+}
+template <size_t K>
+double plantedDb(double a, double b, double y) {
+  return kRules[K].db(a, b, y) * plantedScale(ruleId<K>());
+}
+template <size_t K>
+constexpr ScalarRule plantedCopy() {
+  ScalarRule r = kRules[K];
+  if constexpr (kRules[K].dx != nullptr) r.dx = plantedDx<K>;
+  if constexpr (kRules[K].da != nullptr) r.da = plantedDa<K>;
+  if constexpr (kRules[K].db != nullptr) r.db = plantedDb<K>;
+  return r;
+}
+template <size_t... K>
+constexpr std::array<ScalarRule, kRuleCount> plantedCopies(std::index_sequence<K...>) {
+  return {plantedCopy<K>()...};
+}
+constexpr std::array<ScalarRule, kRuleCount> kPlantedRules = plantedCopies(std::make_index_sequence<kRuleCount>{});
+
+template <size_t... K>
+constexpr std::array<PrimFn, kRuleCount> plantedForwards(std::index_sequence<K...>) {
+  return {applyRule<K, true>...};
 }
 
 // The row of kRules[K]: one or two arguments, as its forms allow.
@@ -231,21 +268,21 @@ const ScalarRule* scalarRule(int primId) {
   return primId >= 0 && static_cast<size_t>(primId) < byId.size() ? byId[static_cast<size_t>(primId)] : nullptr;
 }
 
-double partialScale(const ScalarRule& r) { return faultScale(static_cast<size_t>(&r - kRules)); }
-
-void plantAdjointFault(const std::string& prim, double scale) {
-  size_t k = 0;
-  while (k < kRuleCount && prim != kRules[k].name) ++k;
-  if (k == kRuleCount || (kRules[k].dx == nullptr && kRules[k].da == nullptr))
-    throw std::invalid_argument("plantAdjointFault: '" + prim + "' is not a differentiable elementary primitive");
-  if (!gFaultPlanted.load()) clearAdjointFaults();
-  gFaultScale[k].store(scale);
-  gFaultPlanted.store(true);
+// The index in kRules of primitive `id`'s rule, or -1.
+static int ruleIndex(int id) {
+  const ScalarRule* r = scalarRule(id);
+  return r ? static_cast<int>(r - kRules) : -1;
 }
 
-void clearAdjointFaults() {
-  gFaultPlanted.store(false);
-  for (auto& s : gFaultScale) s.store(1.0);
+PrimFn plantedForward(int id) {
+  static constexpr std::array<PrimFn, kRuleCount> forwards = plantedForwards(std::make_index_sequence<kRuleCount>{});
+  int k = ruleIndex(id);
+  return k < 0 ? nullptr : forwards[static_cast<size_t>(k)];
+}
+
+const ScalarRule* plantedRule(int id) {
+  int k = ruleIndex(id);
+  return k < 0 ? nullptr : &kPlantedRules[static_cast<size_t>(k)];
 }
 
 }  // namespace dmci

@@ -1,14 +1,19 @@
-// The list primitives on the single-assignment heap, and the list library procedures written in Scheme.
+// The list primitives on the single-assignment heap, and the rows of the list library procedures written in
+// Scheme (their source is prims/prelude.scm).
 //
 // Elements are stored as they are, so a number keeps its tape slot and gradients flow through lists.
 // A value read from the heap is copied before rt.cons, which may grow (and move) the heap.
 #include <array>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+#include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "prelude_scm.inc"  // kPreludeSource: the text of dmci/prims/prelude.scm
 #include "prims/Equivalence.h"
 #include "prims/PrimTable.h"
 #include "syntax/Datum.h"
@@ -197,74 +202,48 @@ Value memqPrim(Runtime& rt, const Value* a, int) { return memberBy<sameEqv>(rt, 
 Value memvPrim(Runtime& rt, const Value* a, int) { return memberBy<sameEqv>(rt, "memv", a); }
 Value memberPrim(Runtime& rt, const Value* a, int) { return memberBy<isEqual>(rt, "member", a); }
 
-// --- library procedures in Scheme: every primitive and prelude procedure is named by its %-name,
-// so a user rebinding `car` or `map` cannot change them; loops are tail calls ---
+// --- library procedures in Scheme: prims/prelude.scm, embedded at build time; each row's source is its
+// top-level definition there ---
 
-constexpr const char* kMap = R"scm((define (map f l . ls)
-  (define (map1 l acc)
-    (if (%null? l) (%reverse acc) (map1 (%cdr l) (%cons (f (%car l)) acc))))
-  (define (any-null? ls)
-    (if (%null? ls) #f (if (%null? (%car ls)) #t (any-null? (%cdr ls)))))
-  (define (mapn ls acc)
-    (if (any-null? ls)
-        (%reverse acc)
-        (mapn (%map %cdr ls) (%cons (%apply f (%map %car ls)) acc))))
-  (if (%null? ls) (map1 l '()) (mapn (%cons l ls) '()))))scm";
+// The top-level forms of `text` by the name they define ((define (NAME ...) ...)): each the exact text from its
+// opening to its closing parenthesis, so that a reader's positions count from the definition's first line.
+// Comments (; to the end of the line) and strings are skipped when counting parentheses.
+std::unordered_map<std::string, std::string> definitionsByName(std::string_view text) {
+  std::unordered_map<std::string, std::string> out;
+  size_t depth = 0, start = 0;
+  for (size_t k = 0; k < text.size(); ++k) {
+    char c = text[k];
+    if (c == ';') {
+      while (k < text.size() && text[k] != '\n') ++k;
+    } else if (c == '"') {
+      for (++k; k < text.size() && text[k] != '"'; ++k)
+        if (text[k] == '\\') ++k;
+    } else if (c == '#' && k + 1 < text.size() && text[k + 1] == '\\') {
+      k += 2;  // a character literal such as #\( counts no parenthesis
+    } else if (c == '(') {
+      if (depth++ == 0) start = k;
+    } else if (c == ')' && depth > 0 && --depth == 0) {
+      std::string_view form = text.substr(start, k + 1 - start);
+      constexpr std::string_view head = "(define (";
+      if (form.substr(0, head.size()) != head)
+        throw std::logic_error("prelude.scm: a top-level form is not (define (NAME ...) ...)");
+      std::string_view rest = form.substr(head.size());
+      std::string name(rest.substr(0, rest.find_first_of(" )\n")));
+      out.emplace(std::move(name), std::string(form));
+    }
+  }
+  if (depth != 0) throw std::logic_error("prelude.scm: unbalanced parentheses");
+  return out;
+}
 
-constexpr const char* kForEach = R"scm((define (for-each f l . ls)
-  (define (each1 l)
-    (if (%null? l) #t (begin (f (%car l)) (each1 (%cdr l)))))
-  (define (any-null? ls)
-    (if (%null? ls) #f (if (%null? (%car ls)) #t (any-null? (%cdr ls)))))
-  (define (eachn ls)
-    (if (any-null? ls) #t (begin (%apply f (%map %car ls)) (eachn (%map %cdr ls)))))
-  (if (%null? ls) (each1 l) (eachn (%cons l ls)))))scm";
-
-constexpr const char* kFilter = R"scm((define (filter keep? l)
-  (let scan ((l l) (acc '()))
-    (if (%null? l)
-        (%reverse acc)
-        (scan (%cdr l) (if (keep? (%car l)) (%cons (%car l) acc) acc))))))scm";
-
-constexpr const char* kFoldLeft = R"scm((define (fold-left f init l)
-  (let fold ((acc init) (l l))
-    (if (%null? l) acc (fold (f acc (%car l)) (%cdr l))))))scm";
-
-constexpr const char* kFoldRight = R"scm((define (fold-right f init l)
-  (let fold ((acc init) (r (%reverse l)))
-    (if (%null? r) acc (fold (f (%car r) acc) (%cdr r))))))scm";
-
-constexpr const char* kReduce = R"scm((define (reduce f ridentity l)
-  (if (%null? l)
-      ridentity
-      (let fold ((acc (%car l)) (l (%cdr l)))
-        (if (%null? l) acc (fold (f (%car l) acc) (%cdr l)))))))scm";
-
-// R7RS's optional third argument: the 2-argument form is the native equal? search
-// (%assoc-equal); with a comparison procedure the scan is here, since a primitive cannot
-// call a procedure. A malformed rest of the list goes to the native search, which raises
-// the 2-argument form's Type error.
-constexpr const char* kAssoc = R"scm((define (assoc key alist . compare)
-  (if (%null? compare)
-      (%assoc-equal key alist)
-      (if (%null? (%cdr compare))
-          (let ((same? (%car compare)))
-            (let scan ((l alist))
-              (if (if (%pair? l) (%pair? (%car l)) #f)
-                  (if (same? key (%caar l)) (%car l) (scan (%cdr l)))
-                  (if (%null? l) #f (%assoc-equal key l)))))
-          (%error "assoc: expects 2 to 3 arguments, got" (%length (%cons key (%cons alist compare))))))))scm";
-
-constexpr const char* kMember = R"scm((define (member x l . compare)
-  (if (%null? compare)
-      (%member-equal x l)
-      (if (%null? (%cdr compare))
-          (let ((same? (%car compare)))
-            (let scan ((r l))
-              (if (%pair? r)
-                  (if (same? x (%car r)) r (scan (%cdr r)))
-                  (if (%null? r) #f (%member-equal x r)))))
-          (%error "member: expects 2 to 3 arguments, got" (%length (%cons x (%cons l compare))))))))scm";
+// The source of the prelude procedure `name`: its definition in prelude.scm. Throws std::logic_error when the
+// file lacks it (a build defect, caught by the first use of the table).
+const char* preludeSource(const std::string& name) {
+  static const auto definitions = definitionsByName(kPreludeSource);
+  auto it = definitions.find(name);
+  if (it == definitions.end()) throw std::logic_error("prelude.scm defines no " + name);
+  return it->second.c_str();
+}
 
 }  // namespace
 
@@ -306,27 +285,27 @@ void addListPrims(std::vector<Primitive>& t) {
                flows, laneUse(R::Lists)});
 
   const char* throughF = "gradients flow through f";
-  t.push_back({"map", 2, -1, nullptr, nullptr, kMap, L,
+  t.push_back({"map", 2, -1, nullptr, nullptr, preludeSource("map"), L,
                "(map f l ...) the list of f applied to the lists' elements in turn; stops at the shortest list",
                throughF, laneUse(R::NoRule)});
-  t.push_back({"for-each", 2, -1, nullptr, nullptr, kForEach, L,
+  t.push_back({"for-each", 2, -1, nullptr, nullptr, preludeSource("for-each"), L,
                "(for-each f l ...) applies f to the lists' elements left to right, for effect; returns #t", throughF,
                laneUse(R::NoRule)});
-  t.push_back({"filter", 2, 2, nullptr, nullptr, kFilter, L,
+  t.push_back({"filter", 2, 2, nullptr, nullptr, preludeSource("filter"), L,
                "(filter keep? l) the elements of l for which keep? is true, in order", throughF, laneUse(R::NoRule)});
-  t.push_back({"assoc", 2, 3, nullptr, nullptr, kAssoc, L,
+  t.push_back({"assoc", 2, 3, nullptr, nullptr, preludeSource("assoc"), L,
                "(assoc key alist [compare]) first entry whose car is equal? to key, or for which (compare key car) "
                "is true, or #f",
                flows, laneUse(R::NoRule)});
-  t.push_back({"member", 2, 3, nullptr, nullptr, kMember, L,
+  t.push_back({"member", 2, 3, nullptr, nullptr, preludeSource("member"), L,
                "(member x l [compare]) the sublist of l starting at the first element equal? to x, or for which "
                "(compare x element) is true, or #f",
                flows, laneUse(R::NoRule)});
-  t.push_back({"fold-left", 3, 3, nullptr, nullptr, kFoldLeft, L,
+  t.push_back({"fold-left", 3, 3, nullptr, nullptr, preludeSource("fold-left"), L,
                "(fold-left f init l) (f (... (f (f init x1) x2) ...) xn)", throughF, laneUse(R::NoRule)});
-  t.push_back({"fold-right", 3, 3, nullptr, nullptr, kFoldRight, L,
+  t.push_back({"fold-right", 3, 3, nullptr, nullptr, preludeSource("fold-right"), L,
                "(fold-right f init l) (f x1 (f x2 (... (f xn init))))", throughF, laneUse(R::NoRule)});
-  t.push_back({"reduce", 3, 3, nullptr, nullptr, kReduce, L,
+  t.push_back({"reduce", 3, 3, nullptr, nullptr, preludeSource("reduce"), L,
                "(reduce f ridentity l) (fold-left (lambda (acc x) (f x acc)) (car l) (cdr l)), or ridentity for '()",
                throughF, laneUse(R::NoRule)});
 }

@@ -66,12 +66,4 @@ void addInternalPrims(std::vector<Primitive>& t);  // mce.scm's hooks into the e
 // broadcast. Defined with the tensor primitives.
 Value tensorElementwise(Runtime& rt, char op, const Value& a, const Value& b);
 
-// --- test-only: planted adjoint faults, to show that the gate catches a wrong rule ---
-// Multiplies the partials that the elementary scalar primitive `prim` (sin,
-// exp, atan, ...) records on the tape by `scale`; its values are unchanged.
-// Throws std::invalid_argument for a name that is not such a primitive.
-// Never called outside tests: it changes every engine, in every thread.
-void plantAdjointFault(const std::string& prim, double scale);
-void clearAdjointFaults();
-
 }  // namespace dmci

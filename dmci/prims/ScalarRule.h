@@ -24,7 +24,5 @@ struct ScalarRule {
 
 // The rule of the primitive with this id, or nullptr when it is not an elementary scalar function.
 const ScalarRule* scalarRule(int primId);
-// The factor on the rule's recorded partials: 1, but for a fault planted by a test (plantAdjointFault).
-double partialScale(const ScalarRule& r);
 
 }  // namespace dmci

@@ -177,7 +177,7 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
     // An escaped exception is a bug in an engine or the oracle: the pair fails and says so.
     r.reasons.push_back(std::string("internal error: ") + e.what());
   }
-  if (!r.reasons.empty()) r.status = Status::Fail;
+  if (!r.reasons.empty()) r.status = dmci::Verdict::Fail;
   r.seconds = since(t0);
   return r;
 }
@@ -212,7 +212,7 @@ GateRun runGate(const std::string& dir, const std::vector<GatePair>& pairs, cons
 
 bool gatePassed(const GateRun& run) {
   return std::none_of(run.results.begin(), run.results.end(),
-                      [](const PairResult& r) { return r.status == Status::Fail; });
+                      [](const PairResult& r) { return r.status == dmci::Verdict::Fail; });
 }
 
 }  // namespace dmci::gate

@@ -26,6 +26,7 @@
 
 #include "driver/Engine.h"
 #include "oracle/Oracle.h"
+#include "oracle/Verdict.h"
 #include "oracle/gate/Manifest.h"
 
 namespace dmci::gate {
@@ -46,9 +47,6 @@ struct Criteria {
   // kernels may round a batch differently from one lane (LibTorch's vectorised ones) is held to `value`.
   double batched = 0;
 };
-
-enum class Status { Pass, Fail, Nondifferentiable };
-const char* statusName(Status s);
 
 using Gradient = std::vector<std::pair<std::string, double>>;
 
@@ -98,7 +96,7 @@ struct PairErrors {
 
 struct PairResult {
   GatePair pair;
-  Status status = Status::Fail;
+  Verdict status = Verdict::Fail;
   std::vector<std::string> reasons;  // why it failed: comparison, key and numbers
   std::vector<std::string> notes;    // what passed only by a rule worth knowing (a value within rounding spread)
   // Why the lantern route was not run: the primitives the program names that lantern.scm does not cover.

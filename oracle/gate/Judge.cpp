@@ -30,9 +30,9 @@ void raise(std::optional<double>& worst, double e) {
 namespace {
 
 // Adds failure reasons to one pair's verdict, capping repeats per comparison.
-class Verdict {
+class Findings {
  public:
-  Verdict(PairResult& r, const Criteria& c) : r_(r), c_(c) {}
+  Findings(PairResult& r, const Criteria& c) : r_(r), c_(c) {}
 
   void fail(std::string reason) { r_.reasons.push_back(std::move(reason)); }
 
@@ -82,7 +82,7 @@ class Verdict {
 
 // An engine's value against the oracle's: within `value`, or within `rounding` times the oracle's rounding
 // spread (then noted). Returns the relative error.
-double vsOracle(PairResult& r, Verdict& v, const Criteria& c, const std::string& name, double got) {
+double vsOracle(PairResult& r, Findings& v, const Criteria& c, const std::string& name, double got) {
   std::string what = "value " + name + " vs oracle";
   double e = relativeError(got, r.oracle.value, c.floor);
   if (!(e <= c.value) && r.oracle.roundingSpread && std::isfinite(got) &&
@@ -97,7 +97,7 @@ double vsOracle(PairResult& r, Verdict& v, const Criteria& c, const std::string&
 }
 
 // Every route = direct = the oracle's value.
-void compareValues(PairResult& r, Verdict& v, const Criteria& c) {
+void compareValues(PairResult& r, Findings& v, const Criteria& c) {
   const RouteRun& direct = r.routes.front();
   if (r.oracle.ok) raise(r.errors.value, vsOracle(r, v, c, "direct", direct.value));
   for (size_t k = 1; k < r.routes.size(); ++k) {
@@ -129,7 +129,7 @@ namespace {
 void attribute(PairResult& r, const Criteria& c);
 
 // Each interpreted route's gradient vs direct's, and (at a smooth seed) every engine's vs the FD.
-void compareGradients(PairResult& r, Verdict& v, const Criteria& c, bool smooth) {
+void compareGradients(PairResult& r, Findings& v, const Criteria& c, bool smooth) {
   const RouteRun& direct = r.routes.front();
   if (smooth) r.errors.directVsFd = v.gradients("direct", direct.gradient, "fd", r.oracle.gradient, c.fd);
   for (size_t k = 1; k < r.routes.size(); ++k) {
@@ -163,7 +163,7 @@ void attribute(PairResult& r, const Criteria& c) {
 }
 
 // The manifest's closed forms vs every gradient that was computed (components only at a smooth seed).
-void compareClosedForms(PairResult& r, Verdict& v, const Criteria& c, bool smooth) {
+void compareClosedForms(PairResult& r, Findings& v, const Criteria& c, bool smooth) {
   std::vector<std::pair<std::string, const Gradient*>> sources;
   for (const auto& rr : r.routes)
     if (rr.ok) sources.emplace_back(routeName(rr.route), &rr.gradient);
@@ -195,10 +195,10 @@ LaneComparison compareLanes(const std::string& label, const LaneBatch& lanes, co
                             const std::function<Result<Evaluation>(size_t)>& alone, double tol, double floor) {
   constexpr size_t kMaxLaneFailures = 3;
   LaneComparison out;
-  PairResult scratch;  // Verdict's reasons land here
+  PairResult scratch;  // Findings' reasons land here
   Criteria c;
   c.floor = floor;
-  Verdict v(scratch, c);
+  Findings v(scratch, c);
   const size_t n = static_cast<size_t>(lanes.lanes());
   if (!batch) {
     v.fail(label + ": the batch of " + std::to_string(n) + " lanes failed: " + batch.error().str());
@@ -236,7 +236,7 @@ LaneComparison compareLanes(const std::string& label, const LaneBatch& lanes, co
 namespace {
 
 // A status other than the manifest's expectation is a failure.
-void checkExpectation(PairResult& r, Verdict& v) {
+void checkExpectation(PairResult& r, Findings& v) {
   if (!r.oracle.ok) return;
   if (r.pair.expect == Expect::Pass && !r.oracle.differentiable)
     v.fail("expected pass, but the oracle finds the program nondifferentiable at the seed: " + r.oracle.reason);
@@ -247,7 +247,7 @@ void checkExpectation(PairResult& r, Verdict& v) {
 }  // namespace
 
 void judge(PairResult& r, const Criteria& c) {
-  Verdict v(r, c);
+  Findings v(r, c);
   for (const auto& rr : r.routes)
     if (!rr.ok) v.fail(std::string(routeName(rr.route)) + " failed: " + rr.error);
   if (!r.oracle.ok) v.fail("oracle failed: " + r.oracle.error);
@@ -259,21 +259,9 @@ void judge(PairResult& r, const Criteria& c) {
   }
   checkExpectation(r, v);
   if (!r.reasons.empty())
-    r.status = Status::Fail;
+    r.status = dmci::Verdict::Fail;
   else
-    r.status = r.oracle.differentiable ? Status::Pass : Status::Nondifferentiable;
-}
-
-const char* statusName(Status s) {
-  switch (s) {
-    case Status::Pass:
-      return "pass";
-    case Status::Fail:
-      return "fail";
-    case Status::Nondifferentiable:
-      return "nondifferentiable";
-  }
-  return "?";
+    r.status = r.oracle.differentiable ? dmci::Verdict::Pass : dmci::Verdict::Nondifferentiable;
 }
 
 double relativeError(double a, double b, double floor) {

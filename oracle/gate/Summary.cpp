@@ -9,13 +9,13 @@ namespace {
 void count(StatusCounts& c, const PairResult& r) {
   ++c.total;
   c.seconds += r.seconds;
-  if (r.status == Status::Pass)
+  if (r.status == Verdict::Pass)
     ++c.pass;
-  else if (r.status == Status::Fail)
+  else if (r.status == Verdict::Fail)
     ++c.fail;
   else
     ++c.nondifferentiable;
-  if (r.status != Status::Fail && !r.notes.empty()) ++c.illConditioned;
+  if (r.status != Verdict::Fail && !r.notes.empty()) ++c.illConditioned;
   if (!r.lanternUncovered.empty()) ++c.lanternUncovered;
 }
 

@@ -61,7 +61,7 @@ TEST(SaveFailures, ALaneFailureBecomesAPairWithTheLanesTheGateReruns) {
 
   // The saved program (its multi-line detail a comment) runs, and its lanes, which part at x = 1, pass.
   gate::PairResult r = gate::checkPair(dir.string(), lanes, gate::GateOptions{});
-  EXPECT_EQ(r.status, gate::Status::Pass) << (r.reasons.empty() ? "" : r.reasons.front());
+  EXPECT_EQ(r.status, Verdict::Pass) << (r.reasons.empty() ? "" : r.reasons.front());
   EXPECT_EQ(r.lanes, lanes.laneCount());
   fs::remove_all(dir);
 }

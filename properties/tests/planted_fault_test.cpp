@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "properties/Properties.h"
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "prims/ScalarRule.h"
 #include "trace/Recorder.h"  // selectedIndex
@@ -99,6 +100,7 @@ Replayer::Replayer(Trace trace, std::vector<std::vector<int32_t>> gradient, bool
     : t_(std::move(trace)),
       grad_(std::move(gradient)),
       wantGradient_(wantGradient),
+      planted_(adjointFaultPlanted()),
       nconst_(static_cast<int32_t>(t_.consts.size())) {}
 
 void Replayer::prepare(Workspace& ws) const {
@@ -312,23 +314,21 @@ void Replayer::reverse(const double* v, double* adj, int stride, int n) const {
         accInv(adjOf(op.a), val(op.out), g, n);
         break;
       case OpKind::Rule1: {
-        const ScalarRule& r = *scalarRule(op.prim);
+        const ScalarRule& r = *sweptRule(op.prim, planted_);
         if (!r.dx) break;
-        const double s = partialScale(r);
         const double *x = val(op.a), *y = val(op.out);
         double* ax = adjOf(op.a);
         for (int l = 0; l < n; ++l)
-          if (g[l] != 0.0) ax[l] += r.dx(x[l], y[l]) * s * g[l];
+          if (g[l] != 0.0) ax[l] += r.dx(x[l], y[l]) * g[l];
         break;
       }
       case OpKind::Rule2: {
-        const ScalarRule& r = *scalarRule(op.prim);
-        const double s = partialScale(r);
+        const ScalarRule& r = *sweptRule(op.prim, planted_);
         const double *x = val(op.a), *z = val(op.b), *y = val(op.out);
         for (int l = 0; l < n; ++l) {
           if (g[l] == 0.0) continue;
-          if (da) adjOf(op.a)[l] += r.da(x[l], z[l], y[l]) * s * g[l];
-          if (db) adjOf(op.b)[l] += r.db(x[l], z[l], y[l]) * s * g[l];
+          if (da) adjOf(op.a)[l] += r.da(x[l], z[l], y[l]) * g[l];
+          if (db) adjOf(op.b)[l] += r.db(x[l], z[l], y[l]) * g[l];
         }
         break;
       }

@@ -68,6 +68,7 @@ class Replayer {
   Trace t_;
   std::vector<std::vector<int32_t>> grad_;
   bool wantGradient_;
+  bool planted_;  // a planted adjoint fault, decided when the replayer is built (prims/Faults.h)
   int32_t nconst_;
   // The operands' rows in a workspace's buffer: constants first, then slots.
   int32_t row(Ref r) const { return isConst(r) ? constIndex(r) : nconst_ + r; }

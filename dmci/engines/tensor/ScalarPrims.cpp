@@ -385,7 +385,7 @@ Outcome applyScalarRule1(Runtime& rt, LaneStore& store, int32_t set, const Scala
   at::Tensor y = at::empty_like(d), p = at::empty_like(d);
   const double* xs = d.data_ptr<double>();
   double *ys = y.data_ptr<double>(), *ps = p.data_ptr<double>();
-  for (int64_t i = 0; i < d.numel(); ++i) ys[i] = r.f1(xs[i]), ps[i] = r.dx(xs[i], ys[i]) * partialScale(r);
+  for (int64_t i = 0; i < d.numel(); ++i) ys[i] = r.f1(xs[i]), ps[i] = r.dx(xs[i], ys[i]);
   y = y.to(x.options().requires_grad(false)), p = p.to(x.options().requires_grad(false));
   return Outcome::of(c.real(Linearised::apply(x, x, y, p, at::zeros_like(p))));
 }

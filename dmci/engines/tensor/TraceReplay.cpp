@@ -12,6 +12,7 @@
 #include <type_traits>
 
 #include "engines/tensor/LaneTensors.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "prims/ScalarRule.h"
 
@@ -309,13 +310,13 @@ class TensorTrace final : public replay::BatchTrace {
         }
         case OpKind::Rule1: {
           at::Tensor p = unaryPartial(prim(op.prim).lanes.kernel, a, v[static_cast<size_t>(op.out)]);
-          if (p.defined()) acc(op.a, times(p * partialScale(*scalarRule(op.prim)), g));
+          if (p.defined()) acc(op.a, times(p * plantedScale(op.prim), g));
           break;
         }
         case OpKind::Rule2: {
           auto [pa, pb] =
               binaryPartials(prim(op.prim).lanes.kernel, a, operand(v, op.b), v[static_cast<size_t>(op.out)]);
-          const double s = partialScale(*scalarRule(op.prim));
+          const double s = plantedScale(op.prim);
           acc(op.a, times(pa * s, g)), acc(op.b, times(pb * s, g));
           break;
         }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "driver/Engine.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "testing/ControlCases.h"
 #include "testing/Eval.h"

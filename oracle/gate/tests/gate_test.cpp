@@ -17,6 +17,7 @@
 #include "dmci/testing/WrappedEngine.h"
 #include "oracle/gate/Manifest.h"
 #include "oracle/gate/Summary.h"
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "reports/ErrorHistogram.h"
 #include "reports/GateReport.h"
@@ -44,7 +45,7 @@ GateRun runCorpus(int jobs = 2) {
   return runGate(kCorpus, corpus().pairs, opts);
 }
 
-std::set<std::string> namesWithStatus(const GateRun& run, Status s) {
+std::set<std::string> namesWithStatus(const GateRun& run, Verdict s) {
   std::set<std::string> out;
   for (const auto& r : run.results)
     if (r.status == s) out.insert(r.pair.name);
@@ -172,9 +173,9 @@ TEST(Gate, AFilterIsARegexOrElseASubstring) {
 
 TEST(Gate, TheTestCorpusPasses) {
   GateRun run = runCorpus();
-  for (const auto& r : run.results) EXPECT_NE(r.status, Status::Fail) << r.pair.name << "\n" << allReasons(r);
+  for (const auto& r : run.results) EXPECT_NE(r.status, Verdict::Fail) << r.pair.name << "\n" << allReasons(r);
   EXPECT_TRUE(gatePassed(run));
-  EXPECT_EQ(namesWithStatus(run, Status::Nondifferentiable), (std::set<std::string>{"nondiff/kink/1"}));
+  EXPECT_EQ(namesWithStatus(run, Verdict::Nondifferentiable), (std::set<std::string>{"nondiff/kink/1"}));
   GateSummary s = summarize(run);
   EXPECT_EQ(s.all.pass, 10u);
   EXPECT_EQ(s.all.nondifferentiable, 1u);
@@ -182,7 +183,7 @@ TEST(Gate, TheTestCorpusPasses) {
 
 TEST(Gate, ATowerPairComparesTheSecondLevelToo) {
   PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/tower"), GateOptions{});
-  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.status, Verdict::Pass) << allReasons(r);
   ASSERT_EQ(r.errors.byRoute.size(), 2u);
   EXPECT_EQ(r.errors.byRoute[1].route, Route::Dmci2);
   EXPECT_TRUE(r.errors.byRoute[1].vsFd.has_value());
@@ -196,7 +197,7 @@ TEST(Gate, APlantedSinFaultFailsExactlyThePairsThatUseSin) {
   }
   EXPECT_FALSE(gatePassed(run));
   std::set<std::string> sinPairs{"trig/range/1", "trig/wave/1", "higher-order/compose/1", "dynamics/pendulum/1"};
-  EXPECT_EQ(namesWithStatus(run, Status::Fail), sinPairs);
+  EXPECT_EQ(namesWithStatus(run, Verdict::Fail), sinPairs);
   for (const auto& r : run.results) {
     if (!sinPairs.count(r.pair.name)) continue;
     EXPECT_TRUE(anyReasonHas(r, "vs fd")) << r.pair.name << "\n" << allReasons(r);
@@ -227,7 +228,7 @@ TEST(Gate, ATensorPairIsRunByLantern) {
   GateOptions opts;
   opts.lantern = true;
   PairResult r = checkPair(kCorpus, p, opts);
-  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.status, Verdict::Pass) << allReasons(r);
   EXPECT_EQ(r.lanternUncovered, "");
   EXPECT_EQ(r.routes.back().route, Route::Lantern);
   ASSERT_TRUE(r.errors.lanternVsDirect.has_value()) << allReasons(r);
@@ -246,7 +247,7 @@ TEST(Gate, APlantedSinFaultIsAttributedToTheTapeByLantern) {
     FaultGuard fault("sin", 1.5);
     r = checkPair(kCorpus, pair, opts);
   }
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "disagreeing with the finite difference: direct, dmci; agreeing: lantern"))
       << allReasons(r);
   ASSERT_TRUE(r.errors.lanternVsFd.has_value());
@@ -264,7 +265,7 @@ TEST(Gate, AWrongClosedFormFails) {
   GatePair p = pairNamed("physics/kinetic/1");
   p.closedForm = {{"m", 4.6}};
   PairResult r = checkPair(kCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "closed form d/d m")) << allReasons(r);
 }
 
@@ -272,7 +273,7 @@ TEST(Gate, AClosedFormForAKeyNoGradientHasFails) {
   GatePair p = pairNamed("physics/kinetic/1");
   p.closedForm = {{"physics/kinetic.scm:9:9", 1.0}};
   PairResult r = checkPair(kCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "has no component d/d physics/kinetic.scm:9:9")) << allReasons(r);
 }
 
@@ -280,7 +281,7 @@ TEST(Gate, ANondifferentiableSeedExpectedToPassFails) {
   GatePair p = pairNamed("nondiff/kink/1");
   p.expect = Expect::Pass;
   PairResult r = checkPair(kCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "expected pass, but the oracle finds the program nondifferentiable")) << allReasons(r);
 }
 
@@ -288,7 +289,7 @@ TEST(Gate, ASmoothSeedExpectedNondifferentiableFails) {
   GatePair p = pairNamed("physics/kinetic/1");
   p.expect = Expect::Nondifferentiable;
   PairResult r = checkPair(kCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "smooth")) << allReasons(r);
 }
 
@@ -296,7 +297,7 @@ TEST(Gate, AWrongClosedValueFails) {
   GatePair p = pairNamed("physics/kinetic/1");
   p.closedValue = 9.5;
   PairResult r = checkPair(kCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "closed value vs direct")) << allReasons(r);
 }
 
@@ -304,7 +305,7 @@ TEST(Gate, AMissingProgramFailsItsPairOnly) {
   GatePair p = pairNamed("physics/kinetic/1");
   p.file = "physics/no-such-program.scm";
   PairResult r = checkPair(kCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "cannot read")) << allReasons(r);
 }
 
@@ -325,7 +326,7 @@ const std::string kMainCorpus = std::string(DMCI_SOURCE_DIR) + "/corpus";
 
 TEST(Gate, AnIllConditionedValuePassesWithinTheRoundingSpreadAndSaysSo) {
   PairResult r = checkPair(kMainCorpus, logisticPair(), GateOptions{});
-  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.status, Verdict::Pass) << allReasons(r);
   ASSERT_TRUE(r.oracle.roundingSpread.has_value());
   double miss = std::fabs(r.routes.front().value - r.oracle.value);
   EXPECT_GT(miss, 1e-12 * std::fabs(r.oracle.value));  // the plain value criterion alone would fail it
@@ -339,7 +340,7 @@ TEST(Gate, WithoutTheRoundingRuleTheIllConditionedValueFails) {
   GateOptions opts;
   opts.criteria.rounding = 0;
   PairResult r = checkPair(kMainCorpus, logisticPair(), opts);
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "value direct vs oracle")) << allReasons(r);
   EXPECT_FALSE(r.oracle.roundingSpread.has_value());
 }
@@ -353,7 +354,7 @@ TEST(Gate, AWellConditionedValueOffByOneInABillionStillFails) {
   };
   opts.engine = &engine;
   PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), opts);
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "value direct vs oracle, rounding spread")) << allReasons(r);
   ASSERT_TRUE(r.oracle.roundingSpread.has_value());
   EXPECT_LE(*r.oracle.roundingSpread, 4e-16 * std::fabs(r.oracle.value));
@@ -374,7 +375,7 @@ TEST(Gate, LanesThatPartAtBranchesAndDepthsEqualEachLaneAloneBitForBit) {
   GatePair p = mainPairNamed("lanes/divergent_depth/1");
   ASSERT_EQ(p.laneCount(), 12u);
   PairResult r = checkPair(kMainCorpus, p, GateOptions{});
-  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.status, Verdict::Pass) << allReasons(r);
   EXPECT_EQ(r.lanes, 12u);
   ASSERT_TRUE(r.errors.batchedVsAlone.has_value());
   EXPECT_EQ(*r.errors.batchedVsAlone, 0.0);
@@ -388,14 +389,14 @@ TEST(Gate, ABatchThatDiffersFromALaneAloneByOneUlpFailsAndNamesTheLane) {
   };
   opts.engine = &engine;
   PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts);
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "lanes, direct, lane 5 (c=0.3, n=8, x=2) batched vs alone")) << allReasons(r);
   EXPECT_TRUE(anyReasonHas(r, "lanes, dmci, lane 5")) << allReasons(r);
   EXPECT_FALSE(anyReasonHas(r, "lane 4")) << allReasons(r);
   EXPECT_GT(*r.errors.batchedVsAlone, 0.0);
   // Held to a tolerance instead (as the tensor engine is), the same batch passes.
   opts.criteria.batched = 1e-12;
-  EXPECT_EQ(checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts).status, Status::Pass);
+  EXPECT_EQ(checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts).status, Verdict::Pass);
 }
 
 TEST(Gate, ALaneThatFailsAloneButNotInTheBatchFails) {
@@ -407,7 +408,7 @@ TEST(Gate, ALaneThatFailsAloneButNotInTheBatchFails) {
   };
   opts.engine = &engine;
   PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/saturated_tanh/1"), opts);
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "lane 0 (a=1.5, x=-12): fails alone")) << allReasons(r);
 }
 
@@ -422,7 +423,7 @@ TEST(Gate, AnEngineAddedToTheRegistryRunsACorpusPairThroughTheGate) {
   GateOptions opts;
   opts.engine = *engine;
   PairResult r = checkPair(kMainCorpus, mainPairNamed("lanes/repeat_closure/1"), opts);
-  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.status, Verdict::Pass) << allReasons(r);
   // Each route (direct, dmci): the pair's seed, the batch of lanes, and each lane alone.
   size_t routes = r.pair.routes.size(), lanes = r.lanes;
   EXPECT_EQ(counting->laneRuns.load(), static_cast<int>(routes));

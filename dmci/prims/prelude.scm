@@ -1,0 +1,82 @@
+;;; prelude.scm -- the library procedures written in Scheme: map, for-each, filter, assoc, member, fold-left,
+;;; fold-right, reduce. Each takes a procedure argument, which a native primitive cannot call, so each is a
+;;; definition that the linker (lower/LinkPrelude) wraps around a program that uses it; the direct route and
+;;; mce.scm then run the same code and differentiate through it the same way.
+;;;
+;;; The primitive table (prims/Lists.cpp) takes each top-level definition here as the source of the row of the
+;;; same name. Every primitive and prelude procedure is named by its %-name, so a user rebinding `car` or `map`
+;;; cannot change them; loops are tail calls.
+
+;; (map f l ...): f on the lists' elements in turn, stopping at the shortest list.
+(define (map f l . ls)
+  (define (map1 l acc)
+    (if (%null? l) (%reverse acc) (map1 (%cdr l) (%cons (f (%car l)) acc))))
+  (define (any-null? ls)
+    (if (%null? ls) #f (if (%null? (%car ls)) #t (any-null? (%cdr ls)))))
+  (define (mapn ls acc)
+    (if (any-null? ls)
+        (%reverse acc)
+        (mapn (%map %cdr ls) (%cons (%apply f (%map %car ls)) acc))))
+  (if (%null? ls) (map1 l '()) (mapn (%cons l ls) '())))
+
+;; (for-each f l ...): f on the lists' elements left to right, for effect.
+(define (for-each f l . ls)
+  (define (each1 l)
+    (if (%null? l) #t (begin (f (%car l)) (each1 (%cdr l)))))
+  (define (any-null? ls)
+    (if (%null? ls) #f (if (%null? (%car ls)) #t (any-null? (%cdr ls)))))
+  (define (eachn ls)
+    (if (any-null? ls) #t (begin (%apply f (%map %car ls)) (eachn (%map %cdr ls)))))
+  (if (%null? ls) (each1 l) (eachn (%cons l ls))))
+
+;; (filter keep? l): the elements for which keep? is true, in order.
+(define (filter keep? l)
+  (let scan ((l l) (acc '()))
+    (if (%null? l)
+        (%reverse acc)
+        (scan (%cdr l) (if (keep? (%car l)) (%cons (%car l) acc) acc)))))
+
+;; (fold-left f init l): f on the accumulator and each element, left to right.
+(define (fold-left f init l)
+  (let fold ((acc init) (l l))
+    (if (%null? l) acc (fold (f acc (%car l)) (%cdr l)))))
+
+;; (fold-right f init l): f on each element and the accumulator, right to left (over the reversed list, so a
+;; tail call).
+(define (fold-right f init l)
+  (let fold ((acc init) (r (%reverse l)))
+    (if (%null? r) acc (fold (f (%car r) acc) (%cdr r)))))
+
+;; (reduce f ridentity l): fold-left from the first element, with f's arguments swapped; ridentity for '().
+(define (reduce f ridentity l)
+  (if (%null? l)
+      ridentity
+      (let fold ((acc (%car l)) (l (%cdr l)))
+        (if (%null? l) acc (fold (f (%car l) acc) (%cdr l))))))
+
+;; (assoc key alist [compare]), R7RS's optional third argument: the 2-argument form is the native equal?
+;; search (%assoc-equal); with a comparison procedure the scan is here, since a primitive cannot call a
+;; procedure. A malformed rest of the list goes to the native search, which raises the 2-argument form's Type
+;; error.
+(define (assoc key alist . compare)
+  (if (%null? compare)
+      (%assoc-equal key alist)
+      (if (%null? (%cdr compare))
+          (let ((same? (%car compare)))
+            (let scan ((l alist))
+              (if (if (%pair? l) (%pair? (%car l)) #f)
+                  (if (same? key (%caar l)) (%car l) (scan (%cdr l)))
+                  (if (%null? l) #f (%assoc-equal key l)))))
+          (%error "assoc: expects 2 to 3 arguments, got" (%length (%cons key (%cons alist compare)))))))
+
+;; (member x l [compare]): as assoc, over the elements themselves.
+(define (member x l . compare)
+  (if (%null? compare)
+      (%member-equal x l)
+      (if (%null? (%cdr compare))
+          (let ((same? (%car compare)))
+            (let scan ((r l))
+              (if (%pair? r)
+                  (if (same? x (%car r)) r (scan (%cdr r)))
+                  (if (%null? r) #f (%member-equal x r)))))
+          (%error "member: expects 2 to 3 arguments, got" (%length (%cons x (%cons l compare)))))))
