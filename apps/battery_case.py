@@ -378,7 +378,7 @@ def write_battery_md(out, res, data):
                 cl = v[pick]["cells"]
                 md.append(f"| {split} | {pick} | " + " | ".join(
                     fmt(cl[n]["rmse"], "%.4f") + (" k" if cl[n]["knee"] else "") for n in sr["cells"]) + " |")
-        md += ["", "Acceptance (issue 16), on the test cells, as measured above (a knee-capable structure: its fitted "
+        md += ["", "The case's goals, on the test cells, as measured above (a knee-capable structure: its fitted "
                "curve has a knee in most test cells):", ""]
         md += [f"- {text}: " + ("met" if ok else "**not met**") for text, ok in checks]
         md += ["", f"**Met in {sum(ok for _, ok in checks)} of {len(checks)} (split, pick) checks.**", ""]

@@ -1,4 +1,4 @@
-// Row-gradient evaluations per second of `dmci fit`'s data-mode objective (issue 14's bench): the damped
+// Row-gradient evaluations per second of `dmci fit`'s data-mode objective: the damped
 // oscillator amp·e^(−b t)·cos(w t) over 10,000 rows, each row a lane, loss and gradient in (amp, b, w) per call,
 // through the engine seam exactly as the fit drives it (fit::Model::loss).
 //

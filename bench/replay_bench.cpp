@@ -1,4 +1,4 @@
-// Staged replay against the interpreter and the tensor engine, side by side in one run (issue: staged replay).
+// Staged replay against the interpreter and the tensor engine, side by side in one run.
 //
 // Names: BM_Replay/<program>/<engine>/<B>: value + gradient (every parameter) of B lanes through the engine
 // seam (runLanesInto: the batch kept between runs, as a fit's loop keeps it), the program run as data by

@@ -1,9 +1,9 @@
-// The cost of a smoothed gradient (issue: --smooth) against one crisp run, side by side in one run, on the threshold
+// The cost of a smoothed gradient (--smooth) against one crisp run, side by side in one run, on the threshold
 // model (if (< x alpha) (* beta x) (* gamma x)) at x = 0.8, alpha = 1, beta = 2, gamma = 0.5, the gradient in alpha.
 //
 // Names: BM_Crisp/<engine> (one run with the gradient through the engine seam, the program prepared once);
 // BM_Si/<engine> (the si-smoothed program's run with the gradient, --smooth 0.5); BM_Mc/<engine>/<N> (pgo with N
-// samples: N lanes of one batch, values only). The issue's targets: si within 10x of one crisp run; mc with N
+// samples: N lanes of one batch, values only). The targets: si within 10x of one crisp run; mc with N
 // samples on the replay engine within 2N x of one crisp run. ci/smooth-bench prints the ratios.
 #include <benchmark/benchmark.h>
 

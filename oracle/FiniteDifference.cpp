@@ -92,10 +92,7 @@ class FiniteDifference {
   }
 
   FdGradient run(const std::vector<std::string>& wrt, bool wrtLiterals) {
-    comps_ = components(wrt, wrtLiterals);
-    Interpreter<Wide> seedRun(prepared_, opts_.budget, params_, noLiterals_);
-    seedValue_ = seedRun.run().total;
-    seedTrace_ = seedRun.trace();
+    runSeed(wrt, wrtLiterals);
     FdGradient g;
     g.value = static_cast<double>(seedValue_);
     g.evaluations = 1;
@@ -109,6 +106,37 @@ class FiniteDifference {
     g.reason = verdict();
     g.differentiable = g.reason.empty();
     return g;
+  }
+
+  // gradientRoundingSpread (Oracle.h): the fine-step gradient along `samples` randomly rounded runs.
+  std::vector<std::pair<std::string, double>> roundingSpread(const std::vector<std::string>& wrt, bool wrtLiterals,
+                                                             int samples, uint64_t rounding) {
+    using boost::multiprecision::abs;
+    runSeed(wrt, wrtLiterals);
+    std::vector<Wide> exact = fineGradient(nullptr), spread(comps_.size(), Wide(0));
+    int ran = 0;
+    std::optional<Error> last;
+    for (int k = 0; k < samples; ++k) {
+      Interpreter<Wide> rounded(prepared_, opts_.budget, params_, noLiterals_, &seedTrace_);
+      rounded.setRandomRounding(roundingSeed(rounding, k));
+      try {
+        rounded.run();
+      } catch (const DmciError& e) {
+        last = e.error();
+        continue;
+      }
+      std::vector<Wide> g = fineGradient(&rounded.roundingOffsets());
+      if (!std::all_of(g.begin(), g.end(), [](const Wide& x) { return isfinite(static_cast<double>(x)); })) {
+        last = Error{ErrorKind::Domain, "a randomly rounded run fails near the seed", {}};
+        continue;
+      }
+      for (size_t i = 0; i < g.size(); ++i) spread[i] = std::max<Wide>(spread[i], abs(g[i] - exact[i]));
+      ++ran;
+    }
+    if (ran == 0) throw DmciError(*last);
+    std::vector<std::pair<std::string, double>> out;
+    for (size_t i = 0; i < comps_.size(); ++i) out.emplace_back(comps_[i].name, static_cast<double>(spread[i]));
+    return out;
   }
 
  private:
@@ -136,7 +164,31 @@ class FiniteDifference {
     return out;
   }
 
-  Probe probe(const Component& c, const Wide& x) {
+  // The seed's run: its value and decisions, and the components.
+  void runSeed(const std::vector<std::string>& wrt, bool wrtLiterals) {
+    comps_ = components(wrt, wrtLiterals);
+    Interpreter<Wide> seedRun(prepared_, opts_.budget, params_, noLiterals_);
+    seedValue_ = seedRun.run().total;
+    seedTrace_ = seedRun.trace();
+  }
+
+  Wide stepOf(const Component& c, double step) const {
+    using boost::multiprecision::abs;
+    return Wide(step) * (abs(c.x0) > 1 ? Wide(abs(c.x0)) : Wide(1));
+  }
+
+  // Each component's central difference at the fine step; with `offsets`, along the rounded run that made them.
+  std::vector<Wide> fineGradient(const std::vector<double>* offsets) {
+    std::vector<Wide> g;
+    for (const auto& c : comps_) {
+      Wide h = stepOf(c, opts_.step);
+      Probe up = probe(c, c.x0 + h, offsets), down = probe(c, c.x0 - h, offsets);
+      g.push_back((up.value - down.value) / (up.delta - down.delta));
+    }
+    return g;
+  }
+
+  Probe probe(const Component& c, const Wide& x, const std::vector<double>* offsets = nullptr) {
     std::vector<Wide> params = params_;
     std::map<std::string, Wide> literals;
     if (c.literal)
@@ -144,6 +196,7 @@ class FiniteDifference {
     else
       params[c.param] = x;
     Interpreter<Wide> run(prepared_, opts_.budget, params, literals, &seedTrace_);
+    run.addRoundingOffsets(offsets);
     Probe p{x - c.x0, 0, {}, std::nullopt};
     try {
       p.value = run.run().total;
@@ -156,12 +209,10 @@ class FiniteDifference {
   }
 
   ComponentResult differentiate(const Component& c) {
-    using boost::multiprecision::abs;
-    Wide scale = abs(c.x0) > 1 ? Wide(abs(c.x0)) : Wide(1);
     ComponentResult r;
     const double steps[2] = {opts_.step, opts_.coarseStep};
     for (int s = 0; s < 2; ++s) {
-      Wide h = Wide(steps[s]) * scale;
+      Wide h = stepOf(c, steps[s]);
       Probe& up = r.probes[2 * s] = probe(c, c.x0 + h);
       Probe& down = r.probes[2 * s + 1] = probe(c, c.x0 - h);
       (s == 0 ? r.fine : r.coarse) = (up.value - down.value) / (up.delta - down.delta);
@@ -236,6 +287,19 @@ Result<FdGradient> finiteDifference(const Program& program, const std::vector<Se
   std::optional<Result<FdGradient>> out;
   runWithBigStack(
       [&] { out = catchErrors([&] { return FiniteDifference(program, seed, opts).run(wrt, wrtLiterals); }); });
+  return *out;
+}
+
+Result<std::vector<std::pair<std::string, double>>> gradientRoundingSpread(const Program& program,
+                                                                           const std::vector<SeedValue>& seed,
+                                                                           const std::vector<std::string>& wrt,
+                                                                           bool wrtLiterals, const FdOptions& opts,
+                                                                           int samples, uint64_t rounding) {
+  std::optional<Result<std::vector<std::pair<std::string, double>>>> out;
+  runWithBigStack([&] {
+    out = catchErrors(
+        [&] { return FiniteDifference(program, seed, opts).roundingSpread(wrt, wrtLiterals, samples, rounding); });
+  });
   return *out;
 }
 

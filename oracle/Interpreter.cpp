@@ -262,6 +262,7 @@ Value<Num> Interpreter<Num>::callPrimitive(const CoreExpr* site, int id, const s
     checkArity(p, static_cast<int>(args.size()));
     if (!fn) throw std::logic_error(std::string("oracle: no implementation of ") + p.name);
     Value<Num> v = fn(PrimCall<Num>{*this, site, p.name, args});
+    if (frozen_) return eachNumber(v, [this](const Num& x) { return addFrozenOffset(x); });
     return rounding_ ? roundRandomly(v) : v;
   } catch (const DmciError& err) {
     if (err.error().pos.known()) throw;
@@ -283,19 +284,39 @@ bool Interpreter<Num>::coin() {
 template <class Num>
 Num Interpreter<Num>::roundRandomly(const Num& x) {
   double d = static_cast<double>(x);  // the nearest double
-  if (!std::isfinite(d) || Num(d) == x) return x;
+  if (!std::isfinite(d) || Num(d) == x) {
+    offsets_.push_back(0);
+    return x;
+  }
   double other = Num(d) < x ? std::nextafter(d, std::numeric_limits<double>::infinity())
                             : std::nextafter(d, -std::numeric_limits<double>::infinity());
-  return Num(coin() ? d : other);
+  Num rounded(coin() ? d : other);
+  offsets_.push_back(static_cast<double>(rounded - x));
+  return rounded;
 }
 
 template <class Num>
 Value<Num> Interpreter<Num>::roundRandomly(const Value<Num>& v) {
-  if (v.kind == Kind::Number) return Value<Num>::number(roundRandomly(v.num));
+  return eachNumber(v, [this](const Num& x) { return roundRandomly(x); });
+}
+
+template <class Num>
+Num Interpreter<Num>::addFrozenOffset(const Num& x) {
+  // The same path makes the same results in the same order: a count that differs is a bug, not bad input.
+  if (nextOffset_ >= frozen_->size()) throw std::logic_error("oracle: more results than the rounded run had");
+  double offset = (*frozen_)[nextOffset_++];
+  return offset == 0 ? x : x + Num(offset);
+}
+
+// f applied to a number, or to each entry of a tensor (a copy); any other value as it is.
+template <class Num>
+template <class F>
+Value<Num> Interpreter<Num>::eachNumber(const Value<Num>& v, F f) {
+  if (v.kind == Kind::Number) return Value<Num>::number(f(v.num));
   if (v.kind != Kind::Tensor) return v;
   const Tensor<Num>& t = v.tensor();
   Tensor<Num>& copy = heap_.tensor(t.rank, t.rows, t.cols);
-  for (size_t k = 0; k < t.data.size(); ++k) copy.data[k] = roundRandomly(t.data[k]);
+  for (size_t k = 0; k < t.data.size(); ++k) copy.data[k] = f(t.data[k]);
   return Heap<Num>::value(copy);
 }
 

@@ -117,6 +117,11 @@ Value<Num> tensorElementwise(const PrimCall<Num>& c, char op, const Value<Num>& 
 template <class Num>
 std::string show(const Value<Num>& v);
 
+// The random-rounding seed of run k of the runs seeded `seed` (roundingSpread, gradientRoundingSpread).
+inline uint64_t roundingSeed(uint64_t seed, int k) {
+  return seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k) * 0xBF58476D1CE4E5B9ull;
+}
+
 template <class Num>
 class Interpreter {
  public:
@@ -136,6 +141,13 @@ class Interpreter {
   // the two doubles next to it, chosen at random, as a double evaluation with a random rounding direction
   // per operation would. Runs with different seeds show how far rounding can move the program's value.
   void setRandomRounding(uint64_t seed) { rounding_ = seed | 1; }
+  // What random rounding added to each number a primitive returned (a tensor: each entry), in order; 0 where
+  // the result was a double already.
+  const std::vector<double>& roundingOffsets() const { return offsets_; }
+  // Adds these offsets, recorded by a randomly rounded run on the same path (replaying the same decisions),
+  // to the same results: the rounding errors frozen, so that the run is a smooth function of the parameters
+  // and its finite difference is the gradient along the rounded run (what reverse mode in double computes).
+  void addRoundingOffsets(const std::vector<double>* offsets) { frozen_ = offsets; }
   Num decide(const CoreExpr* site, const char* prim, DecisionKind kind, const std::optional<Num>& natural,
              const Closeness<Num>& close, const Num& argument);
   bool recording() const { return replay_ == nullptr; }
@@ -165,11 +177,17 @@ class Interpreter {
   const SrcPos& reported(const CoreExpr* site) const {
     return site->pos.inLibrary() && userSite_ ? userSite_->pos : site->pos;
   }
-  uint64_t rounding_ = 0;  // random rounding's generator state (0: off)
+  uint64_t rounding_ = 0;                        // random rounding's generator state (0: off)
+  std::vector<double> offsets_;                  // what random rounding added, per numeric result
+  const std::vector<double>* frozen_ = nullptr;  // offsets to add instead (addRoundingOffsets)
+  size_t nextOffset_ = 0;
 
   bool coin();
   Num roundRandomly(const Num& x);
   Value<Num> roundRandomly(const Value<Num>& v);
+  Num addFrozenOffset(const Num& x);
+  template <class F>
+  Value<Num> eachNumber(const Value<Num>& v, F f);
 
   Value<Num> eval(const CoreExpr* e, Frame<Num>* env);
   void tick(const CoreExpr* e);

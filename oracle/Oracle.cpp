@@ -48,7 +48,7 @@ Result<double> roundingSpread(const Program& program, const Point& point, const 
     std::optional<Error> last;
     for (int k = 0; k < samples; ++k) {
       Interpreter<Wide> noisy(prepared, budget, values, point.literals);
-      noisy.setRandomRounding(seed * 0x9E3779B97F4A7C15ull + static_cast<uint64_t>(k) * 0xBF58476D1CE4E5B9ull);
+      noisy.setRandomRounding(roundingSeed(seed, k));
       try {
         Wide v = noisy.run().total;
         spread = std::max<Wide>(spread, abs(v - exact));

@@ -86,4 +86,18 @@ struct FdGradient {
 Result<FdGradient> finiteDifference(const Program& program, const std::vector<SeedValue>& seed,
                                     const std::vector<std::string>& wrt, bool wrtLiterals, const FdOptions& opts = {});
 
+// How far rounding to double can move the gradient at the seed, per component (keyed as `finiteDifference`
+// keys them; absolute): the largest |g_k - g| over `samples` runs, g the exact finite difference and g_k the
+// finite difference along a randomly rounded run. Run k takes the seed's decisions with random rounding
+// (as roundingSpread's runs do) and records what rounding added to each result; its perturbed runs add the
+// same amounts to the same results, so g_k is the derivative of the program with those rounding errors
+// frozen: what reverse mode, its partials taken at the rounded values, computes. A gradient in double that
+// misses g by a few times this is as good as double allows. Runs that fail are skipped; an error when every
+// run fails.
+Result<std::vector<std::pair<std::string, double>>> gradientRoundingSpread(const Program& program,
+                                                                           const std::vector<SeedValue>& seed,
+                                                                           const std::vector<std::string>& wrt,
+                                                                           bool wrtLiterals, const FdOptions& opts = {},
+                                                                           int samples = 4, uint64_t rounding = 1);
+
 }  // namespace dmci::oracle

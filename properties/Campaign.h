@@ -45,7 +45,7 @@ struct CampaignReport {
   uint64_t seed = 0;
   int shard = 0, shards = 1, jobs = 1;
   uint64_t cases = 0, pass = 0, nondifferentiable = 0, failed = 0;
-  uint64_t illConditioned = 0;  // passed with a value within the oracle's rounding spread (gate::Criteria::rounding)
+  uint64_t illConditioned = 0;  // passed with a value or gradient within the rounding spread (gate::Criteria::rounding)
   uint64_t recursive = 0, higherOrder = 0;
   uint64_t syntaxChecks = 0, badInputChecks = 0, laneChecks = 0;
   uint64_t laneIllConditioned = 0;  // lane checks that passed only by the ill-conditioned rules (checkLanes)

@@ -18,7 +18,7 @@ namespace dmci::props {
 struct Outcome {
   Verdict verdict = Verdict::Pass;
   std::string detail;           // why it failed, or why the seed is not differentiable
-  bool illConditioned = false;  // a value passed only within the oracle's rounding spread
+  bool illConditioned = false;  // a value or gradient passed only within the oracle's rounding spread
   bool ok() const { return verdict != Verdict::Fail; }
 };
 
@@ -31,7 +31,8 @@ struct TriangleOptions {
 
 // Values agree three ways (direct = dmci = oracle), and gradients (dmci = direct, both = finite differences),
 // by the gate's criteria: a program that cancels or iterates a map may miss the oracle's value by more than
-// 1e-12, and passes when the miss is within the oracle's rounding spread (gate::Criteria::rounding).
+// 1e-12, or its finite difference by more than 1e-6, and passes when the miss is within the oracle's rounding
+// spread of the value or of that gradient component (gate::Criteria::rounding).
 Outcome checkTriangle(const Case& c, const TriangleOptions& opts = {});
 
 // Printing a datum and reading it back gives an equal datum.

@@ -90,8 +90,9 @@ void writeMarkdown(std::ostream& out, const CampaignReport& r, const Provenance&
   out << line;
   std::snprintf(line, sizeof line,
                 "\nIll-conditioned: %llu cases passed with a value that misses the 100-digit oracle's by more than "
-                "%g relative but by at most %gx its rounding spread (random-rounding runs of the oracle).\n",
-                static_cast<unsigned long long>(r.illConditioned), c.value, c.rounding);
+                "%g relative, or a gradient that misses its finite difference by more than %g, but by at most %gx "
+                "the rounding spread (random-rounding runs of the oracle).\n",
+                static_cast<unsigned long long>(r.illConditioned), c.value, c.fd, c.rounding);
   out << line;
   std::snprintf(line, sizeof line,
                 "Lane checks passed as ill-conditioned (tensor and native differ by more than %g: values within "

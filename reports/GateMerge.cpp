@@ -48,6 +48,8 @@ void readRoutes(const Fields& p, PairResult& r) {
   r.oracle.differentiable = oracle.flag("differentiable");
   r.oracle.reason = oracle.text("reason");
   if (oracle.has("rounding_spread")) r.oracle.roundingSpread = oracle.number("rounding_spread");
+  if (oracle.has("gradient_rounding_spread"))
+    r.oracle.gradientRoundingSpread = oracle.numbers("gradient_rounding_spread");
   r.oracle.seconds = secs.number("oracle");
   r.pair.closedForm = grads.numbers("closed_form");
   if (values.has("closed_form")) r.pair.closedValue = values.maybeNumber("closed_form");

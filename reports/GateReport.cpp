@@ -72,6 +72,8 @@ json pairJson(const gate::PairResult& r) {
   if (!r.lanternUncovered.empty()) o["lantern_uncovered"] = r.lanternUncovered;
   if (r.lanes) o["lanes"] = r.lanes;
   if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
+  if (r.oracle.gradientRoundingSpread)
+    o["oracle"]["gradient_rounding_spread"] = gradientJson(*r.oracle.gradientRoundingSpread);
   return o;
 }
 
@@ -157,8 +159,9 @@ void mdSummary(std::ostringstream& o, const gate::GateRun& run, const gate::Gate
     << " |\n| nondifferentiable | " << s.all.nondifferentiable << " |\n| total | " << s.all.total << " |\n\n";
   if (s.all.illConditioned)
     o << s.all.illConditioned << " passing pairs have a value that misses the oracle's by more than the value "
-      << "tolerance, but by at most " << sci(c.rounding) << " times the oracle's rounding spread (ill-conditioned "
-      << "programs; the pair's `notes` in the JSON give the numbers).\n\n";
+      << "tolerance, or a gradient component that misses the finite difference by more than its tolerance, but by "
+      << "at most " << sci(c.rounding) << " times the oracle's rounding spread (ill-conditioned programs; the "
+      << "pair's `notes` in the JSON give the numbers).\n\n";
   o << "Criteria: value " << sci(c.value) << ", dmci vs direct " << sci(c.ad) << ", vs finite difference " << sci(c.fd)
     << ", closed form " << sci(c.closedForm) << ", lanes batched vs alone "
     << (c.batched == 0 ? std::string("bit for bit") : sci(c.batched)) << "; relative error = |a − b| / max(|b|, "

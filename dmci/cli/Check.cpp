@@ -69,8 +69,8 @@ void printSummary(const GateRun& run, const GateSummary& s) {
               s.all.pass, s.all.fail, s.all.nondifferentiable, s.seconds, run.jobs);
   if (s.all.illConditioned)
     std::printf(
-        "  %zu ill-conditioned: a value within %g times the oracle's rounding spread, not within the value "
-        "tolerance\n",
+        "  %zu ill-conditioned: a value or a gradient within %g times the oracle's rounding spread, not within "
+        "its tolerance\n",
         s.all.illConditioned, run.criteria.rounding);
   if (s.all.lanternUncovered)
     std::printf("  lantern: %zu pairs not run: they name primitives lantern.scm does not cover\n",
@@ -200,8 +200,9 @@ CLI::App* addCheckCommand(CLI::App& app, CheckArgs& a) {
       ->check(kTolerance)
       ->capture_default_str();
   c->add_option("--rounding", a.rounding,
-                "a value that misses the oracle's by more than --tol-value still agrees when within this many times "
-                "the oracle's rounding spread (random-rounding runs; 0: off)")
+                "a value that misses the oracle's by more than --tol-value, or a gradient component the finite "
+                "difference by more than --tol-fd, still agrees when within this many times the oracle's rounding "
+                "spread of it (random-rounding runs; 0: off)")
       ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   c->add_flag("--quiet,-q", a.quiet, "print only failures and the summary");

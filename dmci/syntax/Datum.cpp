@@ -293,6 +293,8 @@ bool equalDatum(const Datum& a, const Datum& b) {
 std::string formatNumber(double v) {
   if (std::isnan(v)) return "+nan.0";
   if (std::isinf(v)) return v > 0 ? "+inf.0" : "-inf.0";
+  // Negative zero keeps its sign and its point: "-0" reads as the integer 0 in Scheme and in JSON.
+  if (v == 0 && std::signbit(v)) return "-0.0";
   char buf[64];
   // An integral value a user reads as an integer prints as one (200000, not 2e+05); beyond 1e21 (where
   // JavaScript and Python switch too), or for a non-integer, the shortest form that reads back the same.

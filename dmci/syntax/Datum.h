@@ -54,7 +54,7 @@ inline std::string print(const DatumPtr& d) { return print(*d); }
 bool equalDatum(const Datum& a, const Datum& b);
 // Appends code point c to out as UTF-8 (the reader and the printer share it).
 void appendUtf8(std::string& out, uint32_t c);
-// Formats a double in the shortest form that reads back to the same value.
+// Formats a double in the shortest form that reads back to the same value (-0.0 as "-0.0", its sign kept).
 std::string formatNumber(double v);
 
 }  // namespace dmci

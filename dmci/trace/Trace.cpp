@@ -7,6 +7,7 @@
 
 #include "prims/PrimTable.h"
 #include "runtime/Runtime.h"  // symbolName
+#include "syntax/Datum.h"     // formatNumber
 
 namespace dmci::replay {
 
@@ -83,12 +84,8 @@ std::string shapeText(const TensorSlot& s) {
 
 namespace {
 
-// A number exactly: %.17g reads back to the same double.
-std::string exact(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.17g", x);
-  return buf;
-}
+// A number exactly: the shortest text that reads back to the same double (-0.0 with its sign).
+std::string exact(double x) { return formatNumber(x); }
 
 // A slot's or constant's name: "s7", "c2". (Built by insert, not "s" + to_string: GCC 12 warns falsely there.)
 std::string named(char prefix, int32_t n) { return std::to_string(n).insert(0, 1, prefix); }

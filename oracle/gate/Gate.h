@@ -40,7 +40,9 @@ struct Criteria {
   double floor = 1e-8;       // relative error's denominator is max(|reference|, floor)
   // A value that misses the oracle's by more than `value` still agrees when the miss is at most `rounding`
   // times the oracle's rounding spread (oracle::roundingSpread, `roundingSamples` runs): the program is
-  // ill-conditioned, and a double evaluation cannot do better. 0 turns this off.
+  // ill-conditioned, and a double evaluation cannot do better. Likewise a gradient component that misses the
+  // finite difference by more than `fd`, against that component's spread (oracle::gradientRoundingSpread).
+  // 0 turns this off.
   double rounding = 8;
   int roundingSamples = 4;
   // Lanes: batched vs each lane alone. The native engine promises bit-for-bit equality (0); an engine whose
@@ -71,6 +73,9 @@ struct OracleRun {
   // How far rounding to double can move the value (absolute); computed only when an engine's value
   // misses the oracle's by more than the criteria's `value`.
   std::optional<double> roundingSpread;
+  // How far rounding to double can move each gradient component (absolute, keyed as `gradient`); computed only
+  // at a smooth seed where an engine's gradient misses the finite difference by more than the criteria's `fd`.
+  std::optional<Gradient> gradientRoundingSpread;
   double seconds = 0;
 };
 
@@ -98,7 +103,7 @@ struct PairResult {
   GatePair pair;
   Verdict status = Verdict::Fail;
   std::vector<std::string> reasons;  // why it failed: comparison, key and numbers
-  std::vector<std::string> notes;    // what passed only by a rule worth knowing (a value within rounding spread)
+  std::vector<std::string> notes;    // what passed only by a rule worth knowing (within the rounding spread)
   // Why the lantern route was not run: the primitives the program names that lantern.scm does not cover.
   std::string lanternUncovered;
   std::vector<RouteRun> routes;  // direct first

@@ -8,6 +8,7 @@
 #include <limits>
 #include <map>
 #include <string>
+#include <vector>
 
 namespace dmci::gate {
 namespace {
@@ -36,13 +37,17 @@ class Findings {
 
   void fail(std::string reason) { r_.reasons.push_back(std::move(reason)); }
 
-  // got vs ref by key; returns the largest relative error (infinite if the key sets differ).
+  // got vs ref by key; returns the largest relative error (infinite if the key sets differ). With `spread` (the
+  // reference's rounding spread by key), a component over `tol` still agrees when it misses by at most
+  // `rounding` times its spread: the gradient is ill-conditioned, and that is noted.
   double gradients(const std::string& gotName, const Gradient& got, const std::string& refName, const Gradient& ref,
-                   double tol) {
+                   double tol, const Gradient* spread = nullptr) {
     std::map<std::string, double> refs(ref.begin(), ref.end()), gots(got.begin(), got.end());
+    std::map<std::string, double> spreads;
+    if (spread) spreads.insert(spread->begin(), spread->end());
     std::string what = "gradient " + gotName + " vs " + refName;
     double worst = 0;
-    size_t over = 0;
+    size_t over = 0, noted = 0;
     for (const auto& [k, a] : got) {
       auto it = refs.find(k);
       if (it == refs.end()) {
@@ -52,6 +57,15 @@ class Findings {
       }
       double e = relativeError(a, it->second, c_.floor);
       worst = std::max(worst, e);
+      auto s = spreads.find(k);
+      if (!(e <= tol) && s != spreads.end() && std::isfinite(a) &&
+          std::fabs(a - it->second) <= c_.rounding * s->second) {
+        if (noted++ < kMaxReasonsPerComparison)
+          r_.notes.push_back(what + ": d/d " + k + " = " + formatNumber(a) + " vs " + formatNumber(it->second) +
+                             " (relative error " + sci(e) + ") is within " + formatNumber(c_.rounding) +
+                             "x the rounding spread " + sci(s->second) + ": the gradient is ill-conditioned");
+        continue;
+      }
       if (!(e <= tol) && over++ < kMaxReasonsPerComparison)
         fail(what + ": d/d " + k + " = " + formatNumber(a) + " vs " + formatNumber(it->second) + " (relative error " +
              sci(e) + " > " + sci(tol) + ")");
@@ -111,27 +125,68 @@ void compareValues(PairResult& r, Findings& v, const Criteria& c) {
 
 }  // namespace
 
+namespace {
+
+// Whether some component of `got` misses `ref`'s by more than `tol` (a component one lacks is left to
+// Findings::gradients).
+bool gradientMisses(const Gradient& got, const Gradient& ref, double tol, double floor) {
+  std::map<std::string, double> refs(ref.begin(), ref.end());
+  for (const auto& [k, a] : got) {
+    auto it = refs.find(k);
+    if (it != refs.end() && !(relativeError(a, it->second, floor) <= tol)) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 void measureRounding(const Program& program, PairResult& r, const GateOptions& opts) {
   const Criteria& c = opts.criteria;
   if (!r.oracle.ok || c.rounding <= 0 || c.roundingSamples <= 0) return;
-  bool misses = false;
-  for (const auto& rr : r.routes)
-    misses = misses || (rr.ok && !(relativeError(rr.value, r.oracle.value, c.floor) <= c.value));
-  if (!misses) return;
-  oracle::Point point;
-  for (const auto& s : r.pair.bind) point.params.emplace_back(s.name, oracle::Wide(s.value));
-  auto spread = oracle::roundingSpread(program, point, opts.fd.budget, c.roundingSamples);
-  if (spread) r.oracle.roundingSpread = *spread;
+  bool valueMisses = false, gradientMissesFd = false;
+  for (const auto& rr : r.routes) {
+    if (!rr.ok) continue;
+    valueMisses = valueMisses || !(relativeError(rr.value, r.oracle.value, c.floor) <= c.value);
+    gradientMissesFd = gradientMissesFd || gradientMisses(rr.gradient, r.oracle.gradient, c.fd, c.floor);
+  }
+  if (valueMisses) {
+    oracle::Point point;
+    for (const auto& s : r.pair.bind) point.params.emplace_back(s.name, oracle::Wide(s.value));
+    auto spread = oracle::roundingSpread(program, point, opts.fd.budget, c.roundingSamples);
+    if (spread) r.oracle.roundingSpread = *spread;
+  }
+  if (gradientMissesFd && r.oracle.differentiable) {
+    auto spread =
+        oracle::gradientRoundingSpread(program, r.pair.bind, r.pair.wrt, r.pair.literals, opts.fd, c.roundingSamples);
+    if (spread) r.oracle.gradientRoundingSpread = *spread;
+  }
 }
 
 namespace {
 
-void attribute(PairResult& r, const Criteria& c);
+// Which routes disagree with the finite difference, when some do and some do not: a wrong adjoint rule in the
+// engines' tape fails direct and dmci alike, and the tape-free lantern route shows which side is wrong.
+void attribute(PairResult& r, const std::vector<std::pair<const char*, bool>>& agreesWithFd) {
+  std::string fails, agrees;
+  auto add = [](std::string& to, const char* name) { to += (to.empty() ? "" : ", ") + std::string(name); };
+  for (const auto& [name, agreed] : agreesWithFd) add(agreed ? agrees : fails, name);
+  if (!fails.empty() && !agrees.empty())
+    r.reasons.push_back("disagreeing with the finite difference: " + fails + "; agreeing: " + agrees);
+}
 
-// Each interpreted route's gradient vs direct's, and (at a smooth seed) every engine's vs the FD.
+// Each interpreted route's gradient vs direct's, and (at a smooth seed) every engine's vs the FD: within
+// `fd`, or within the rounding rule of the oracle's gradient spread (when measured).
 void compareGradients(PairResult& r, Findings& v, const Criteria& c, bool smooth) {
+  const Gradient* spread = r.oracle.gradientRoundingSpread ? &*r.oracle.gradientRoundingSpread : nullptr;
+  std::vector<std::pair<const char*, bool>> agreesWithFd;
+  auto vsFd = [&](const char* name, const Gradient& g) {
+    const size_t before = r.reasons.size();
+    double e = v.gradients(name, g, "fd", r.oracle.gradient, c.fd, spread);
+    agreesWithFd.emplace_back(name, r.reasons.size() == before);
+    return e;
+  };
   const RouteRun& direct = r.routes.front();
-  if (smooth) r.errors.directVsFd = v.gradients("direct", direct.gradient, "fd", r.oracle.gradient, c.fd);
+  if (smooth) r.errors.directVsFd = vsFd("direct", direct.gradient);
   for (size_t k = 1; k < r.routes.size(); ++k) {
     const RouteRun& rr = r.routes[k];
     if (!rr.ok) continue;
@@ -140,26 +195,12 @@ void compareGradients(PairResult& r, Findings& v, const Criteria& c, bool smooth
     e.vsDirect = v.gradients(routeName(rr.route), rr.gradient, "direct", direct.gradient, c.ad);
     raise(lantern ? r.errors.lanternVsDirect : r.errors.dmciVsDirect, *e.vsDirect);
     if (smooth) {
-      e.vsFd = v.gradients(routeName(rr.route), rr.gradient, "fd", r.oracle.gradient, c.fd);
+      e.vsFd = vsFd(routeName(rr.route), rr.gradient);
       raise(lantern ? r.errors.lanternVsFd : r.errors.dmciVsFd, *e.vsFd);
     }
     r.errors.byRoute.push_back(e);
   }
-  if (smooth) attribute(r, c);
-}
-
-// Which routes disagree with the finite difference, when some do and some do not: a wrong adjoint rule in the
-// engines' tape fails direct and dmci alike, and the tape-free lantern route shows which side is wrong.
-void attribute(PairResult& r, const Criteria& c) {
-  std::string fails, agrees;
-  auto add = [](std::string& to, const char* name) { to += (to.empty() ? "" : ", ") + std::string(name); };
-  auto judgeRoute = [&](const char* name, const std::optional<double>& e) {
-    if (e) add(*e <= c.fd ? agrees : fails, name);
-  };
-  judgeRoute("direct", r.errors.directVsFd);
-  for (const auto& e : r.errors.byRoute) judgeRoute(routeName(e.route), e.vsFd);
-  if (!fails.empty() && !agrees.empty())
-    r.reasons.push_back("disagreeing with the finite difference: " + fails + "; agreeing: " + agrees);
+  if (smooth) attribute(r, agreesWithFd);
 }
 
 // The manifest's closed forms vs every gradient that was computed (components only at a smooth seed).

@@ -12,7 +12,7 @@ namespace dmci::gate {
 
 struct StatusCounts {
   size_t total = 0, pass = 0, fail = 0, nondifferentiable = 0;
-  size_t illConditioned = 0;  // values that agreed with the oracle only within its rounding spread (PairResult::notes)
+  size_t illConditioned = 0;    // values or gradients that agreed only within the rounding spread (PairResult::notes)
   size_t lanternUncovered = 0;  // pairs the lantern route was not run on (PairResult::lanternUncovered)
   double seconds = 0;           // summed over the pairs
 };

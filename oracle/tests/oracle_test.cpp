@@ -294,5 +294,53 @@ TEST(RoundingSpread, IsReproducibleFromItsSeed) {
   EXPECT_EQ(*roundingSpread(p, {}, {}, 4, 7), *roundingSpread(p, {}, {}, 4, 7));
 }
 
+// --- the same for the gradient: the finite difference along randomly rounded runs ---
+
+TEST(GradientRoundingSpread, IsZeroWhenEveryResultIsADouble) {
+  auto s = gradientRoundingSpread(
+      *Program::fromText("(define (f n) (if (= n 0) 0 (+ x (f (- n 1))))) (* 4 (f 10))", "p.scm"), {{"x", 2.5}}, {"x"},
+      false);
+  ASSERT_TRUE(s) << s.error().str();
+  ASSERT_EQ(s->size(), 1u);
+  EXPECT_EQ((*s)[0].first, "x");
+  EXPECT_EQ((*s)[0].second, 0.0);
+}
+
+TEST(GradientRoundingSpread, IsAFewUlpsForAWellConditionedProgramAndKeyedAsTheGradient) {
+  auto p = *Program::fromText("(+ (sin x) (* (exp x) (/ 1 3)))", "p.scm");
+  auto s = gradientRoundingSpread(p, {{"x", 0.7}}, {"x"}, true);
+  ASSERT_TRUE(s) << s.error().str();
+  auto fd = finiteDifference(p, {{"x", 0.7}}, {"x"}, true);
+  ASSERT_TRUE(fd) << fd.error().str();
+  ASSERT_EQ(s->size(), fd->gradient.size());
+  for (size_t k = 0; k < s->size(); ++k) {
+    EXPECT_EQ((*s)[k].first, fd->gradient[k].first);
+    EXPECT_LT((*s)[k].second, 8 * std::ldexp(1.0, -52) * std::max(1.0, std::fabs(fd->gradient[k].second)))
+        << (*s)[k].first;
+  }
+  EXPECT_GT((*s)[0].second, 0.0);  // d/dx: exp(x) times the rounding of 1/3, at least
+}
+
+TEST(GradientRoundingSpread, GrowsWithAChaoticMap) {
+  // Logistic map at r = 4 from theta: d x_25 / d theta is ~2^25 and rounding moves it by far more than an ulp.
+  const char* src = "(define (f x n) (if (= n 0) x (f (* 4 x (- 1 x)) (- n 1)))) (f theta 25)";
+  auto p = *Program::fromText(src, "p.scm");
+  auto s = gradientRoundingSpread(p, {{"theta", 0.3}}, {"theta"}, false);
+  ASSERT_TRUE(s) << s.error().str();
+  auto fd = finiteDifference(p, {{"theta", 0.3}}, {"theta"}, false);
+  ASSERT_TRUE(fd) << fd.error().str();
+  EXPECT_GT((*s)[0].second, 1e-9 * std::fabs(fd->gradient[0].second));
+}
+
+TEST(GradientRoundingSpread, IsReproducibleFromItsSeedAndVariesWithIt) {
+  const char* src = "(define (f x n) (if (= n 0) x (f (* 3.9 x (- 1 x)) (- n 1)))) (f theta 25)";
+  auto p = *Program::fromText(src, "p.scm");
+  auto spread = [&](uint64_t seed) {
+    return (*gradientRoundingSpread(p, {{"theta", 0.3}}, {"theta"}, false, {}, 4, seed))[0].second;
+  };
+  EXPECT_EQ(spread(7), spread(7));
+  EXPECT_NE(spread(7), spread(8));
+}
+
 }  // namespace
 }  // namespace dmci::oracle

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <sys/wait.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -265,6 +266,25 @@ TEST_F(Cli, RunPrintsAnyValueAsASchemeDatumByEveryRoute) {
   }
   write("prog.scm", "(list (list 1 2) (list 'x \"y\") '())");
   EXPECT_EQ(dmci("run prog.scm").out, "((1 2) (x \"y\") ())\n");
+}
+
+TEST_F(Cli, MinusZeroKeepsItsSignInTheWrittenValueAndTheJson) {
+  // The written form: -0.0, which reads back as -0.0 (1 divided by it is -inf.0), in a list and in a tensor.
+  Outcome o = dmci("run -e '(- 0.0)'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "-0.0\n");
+  EXPECT_EQ(dmci("run -e '(/ 1 " + o.out.substr(0, o.out.size() - 1) + ")'").out, "-inf.0\n");
+  EXPECT_EQ(dmci("run -e '(list (- 0.0) 0.0)'").out, "(-0.0 0)\n");
+  EXPECT_EQ(dmci("run -e '(vec (- 0.0) 1)'").out, "#<tensor 2 (-0.0 1)>\n");
+  // JSON: -0.0 (JSON's "-0" is the integer 0, whose sign a reader drops), alone, in a list, in a tensor.
+  for (const char* expr : {"(- 0.0)", "(list (- 0.0))", "(vec (- 0.0))"}) {
+    o = dmci(std::string("run --json -e '") + expr + "'");
+    ASSERT_EQ(o.code, 0) << o.err;
+    auto v = nlohmann::json::parse(o.out)["value"];
+    while (v.is_array()) v = v.at(0);
+    ASSERT_TRUE(v.is_number_float()) << expr << ": " << o.out;
+    EXPECT_TRUE(std::signbit(v.get<double>())) << expr << ": " << o.out;
+  }
 }
 
 TEST_F(Cli, RunJsonGivesNestedArrays) {

@@ -364,6 +364,10 @@ TEST(Printer, FormatNumber) {
   EXPECT_EQ(formatNumber(kInf), "+inf.0");
   EXPECT_EQ(formatNumber(-kInf), "-inf.0");
   EXPECT_EQ(formatNumber(std::nan("")), "+nan.0");
+  // "-0" would be the integer zero to another reader (Scheme's exact 0, JSON's integer 0): -0.0 keeps its point.
+  EXPECT_EQ(formatNumber(-0.0), "-0.0");
+  EXPECT_EQ(formatNumber(0.0), "0");
+  EXPECT_EQ(print(readOne("(-0.0 0.0 -0)")), "(-0.0 0 -0.0)");
   for (double v : {1e300, 1e-300, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -0.0, 1e21, 123456789.125}) {
     double back = readOne(formatNumber(v))->number;
     EXPECT_EQ(std::bit_cast<uint64_t>(back), std::bit_cast<uint64_t>(v)) << formatNumber(v);

@@ -361,6 +361,98 @@ TEST(Gate, AWellConditionedValueOffByOneInABillionStillFails) {
   EXPECT_TRUE(r.notes.empty());
 }
 
+// --- gradients of ill-conditioned programs: the same rule against the finite difference ---
+
+// dmci fuzz --seed 31337, case 56917 (corpus/ill-conditioned): the double value misses the exact one by 6e-5
+// relative, and direct's and dmci's gradient (equal) miss the 100-digit finite difference by 1.5e-5 (> 1e-6).
+GatePair fuzz56917Pair() {
+  GatePair p;
+  p.name = "ill-conditioned/fuzz_31337_56917/1";
+  p.file = "ill-conditioned/fuzz_31337_56917.scm";
+  p.family = "ill-conditioned";
+  p.bind = {{"x", -1.3203125}};
+  p.wrt = {"x"};
+  p.literals = false;
+  return p;
+}
+
+// How far the route's d/dx misses the finite difference's, and that component's rounding spread.
+std::pair<double, double> missAndSpread(const PairResult& r, const RouteRun& route) {
+  double fd = r.oracle.gradient.at(0).second, spread = r.oracle.gradientRoundingSpread->at(0).second;
+  return {std::fabs(route.gradient.at(0).second - fd), spread};
+}
+
+TEST(Gate, AnIllConditionedGradientPassesWithinItsRoundingSpreadAndSaysSo) {
+  PairResult r = checkPair(kMainCorpus, fuzz56917Pair(), GateOptions{});
+  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  ASSERT_TRUE(r.oracle.gradientRoundingSpread.has_value());
+  ASSERT_EQ(r.oracle.gradientRoundingSpread->size(), 1u);
+  EXPECT_EQ(r.oracle.gradientRoundingSpread->at(0).first, "x");
+  ASSERT_EQ(r.routes.size(), 2u);
+  for (const RouteRun& route : r.routes) {
+    auto [miss, spread] = missAndSpread(r, route);
+    EXPECT_GT(miss, 1e-6 * std::fabs(r.oracle.gradient.at(0).second));  // the plain fd criterion alone fails it
+    EXPECT_LE(miss, 8 * spread);
+  }
+  auto noted = std::count_if(r.notes.begin(), r.notes.end(), [](const std::string& n) {
+    return n.find("the gradient is ill-conditioned") != std::string::npos;
+  });
+  EXPECT_EQ(noted, 2);  // direct and dmci
+  EXPECT_EQ(summarize(GateRun{"", {}, 1, {r}, 0}).all.illConditioned, 1u);
+  // The report keeps the spread, and reading it back (dmci merge) restores it.
+  GateRun run{kMainCorpus, {}, 1, {r}, 0};
+  reports::Provenance from;
+  from.kind = "gate";
+  from.selected = 1;
+  auto json = reports::gateJson(run, summarize(run), from);
+  EXPECT_EQ(json["pairs"][0]["oracle"]["gradient_rounding_spread"]["x"], r.oracle.gradientRoundingSpread->at(0).second);
+  auto back = reports::readGateReport(json, "gate.json");
+  ASSERT_TRUE(back) << back.error().str();
+  EXPECT_EQ(back->run.results.at(0).oracle.gradientRoundingSpread, r.oracle.gradientRoundingSpread);
+}
+
+TEST(Gate, WithoutTheRoundingRuleTheIllConditionedGradientFails) {
+  GateOptions opts;
+  opts.criteria.rounding = 0;
+  PairResult r = checkPair(kMainCorpus, fuzz56917Pair(), opts);
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "gradient direct vs fd: d/d x")) << allReasons(r);
+  EXPECT_TRUE(anyReasonHas(r, "gradient dmci vs fd: d/d x")) << allReasons(r);
+  EXPECT_FALSE(r.oracle.gradientRoundingSpread.has_value());
+}
+
+TEST(Gate, AGradientWrongBeyondItsRoundingSpreadStillFails) {
+  // The same ill-conditioned pair with a planted fault: the tape's sin partials 1% off. The rule is consulted
+  // (the spread is measured) and rejects the gradient: its miss is beyond 8 times the spread.
+  FaultGuard fault("sin", 1.01);
+  PairResult r = checkPair(kMainCorpus, fuzz56917Pair(), GateOptions{});
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "gradient direct vs fd: d/d x")) << allReasons(r);
+  EXPECT_TRUE(anyReasonHas(r, "gradient dmci vs fd: d/d x")) << allReasons(r);
+  ASSERT_TRUE(r.oracle.gradientRoundingSpread.has_value());
+  auto [miss, spread] = missAndSpread(r, r.routes.front());
+  EXPECT_GT(miss, 8 * spread);
+}
+
+TEST(Gate, AWellConditionedGradientOffByOneInAHundredThousandStillFails) {
+  // An engine whose gradients are 1e-5 off: beyond 1e-6 and far beyond a well-conditioned program's spread.
+  GateOptions opts;
+  testing::WrappedEngine engine;
+  engine.onRun = [](const auto&, const auto&, Result<Evaluation>& ev) {
+    if (ev)
+      for (auto& [name, g] : ev->gradient) g *= 1 + 1e-5;
+  };
+  opts.engine = &engine;
+  PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), opts);
+  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_TRUE(anyReasonHas(r, "gradient direct vs fd")) << allReasons(r);
+  ASSERT_TRUE(r.oracle.gradientRoundingSpread.has_value());
+  for (size_t k = 0; k < r.oracle.gradient.size(); ++k)
+    EXPECT_LE(r.oracle.gradientRoundingSpread->at(k).second, 4e-16 * std::fabs(r.oracle.gradient[k].second))
+        << r.oracle.gradient[k].first;
+  EXPECT_TRUE(r.notes.empty());
+}
+
 // --- lanes: batched vs each lane alone ---
 
 GatePair mainPairNamed(const std::string& name) {

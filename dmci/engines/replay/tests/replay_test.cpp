@@ -98,6 +98,18 @@ TEST(ReplayTrace, TextOfAlphaXSquared) {
             "output s3\n");
 }
 
+TEST(ReplayTrace, TextKeepsTheSignOfMinusZero) {
+  auto prog = Program::fromText("(* x -0.0)", "t.scm");
+  ASSERT_TRUE(prog);
+  EvalOptions o;
+  o.wrt = {"x"};
+  o.leafParameters = true;
+  Evaluator ev(*prog, {"x"}, o);
+  replay::Trace t;
+  ASSERT_TRUE(ev.record({2.0}, t));
+  EXPECT_NE(replay::traceText(t).find("const c0 = -0.0\n"), std::string::npos) << replay::traceText(t);
+}
+
 TEST(ReplayTrace, ATestOnAParameterIsAGuardAndATensorIsATensorStep) {
   auto prog = Program::fromText("(if (< x 0) (- x) (* 2 x))", "t.scm");
   ASSERT_TRUE(prog);
