@@ -276,7 +276,7 @@ class CeresMethod : public Optimizer {
       vanished_ = std::sqrt(rn) <= 1e-10 * f.residualScale();  // zero residuals, to rounding
       return vanished_ || lastGradient_ <= kConfirm * settings_.gtol;
     };
-    judge(summary, each, confirmed, "the scaled gradient ‖P_J r‖/‖r‖");
+    judge(summary, each, confirmed, "the scaled gradient ‖P_J r‖/‖r‖", plain);
   }
 
   void lineSearch(Objective& f, const AfterIteration& after) {
@@ -314,31 +314,39 @@ class CeresMethod : public Optimizer {
       for (double gj : grad) lastGradient_ = std::max(lastGradient_, std::fabs(gj));
       return lastGradient_ <= kConfirm * settings_.gtol * std::max(1.0, std::fabs(v));
     };
-    judge(summary, each, confirmed, "the gradient's largest entry");
+    judge(summary, each, confirmed, "the gradient's largest entry", false);
   }
 
   double lastGradient_ = 0;
   bool vanished_ = false;  // the residuals vanished (a zero-residual fit)
 
+  // confirmCeresGradient: least squares, where Ceres's own gradient test (its tolerance is 0 there) fires on a
+  // projected gradient that rounds to exactly 0 beside large parameters (BoxBOD from its first start, by dogleg,
+  // at b2 = 306 where b2's column is 1e-131): that stop is judged as ftol and xtol are, by the scaled gradient.
   template <class Summary, class Confirm>
-  void judge(const Summary& summary, const AfterEach& each, Confirm confirmed, const std::string& gradientWords) {
+  void judge(const Summary& summary, const AfterEach& each, Confirm confirmed, const std::string& gradientWords,
+             bool confirmCeresGradient) {
     const std::string& msg = summary.message;
     auto starts = [&](const char* p) { return msg.rfind(p, 0) == 0; };
     if (each.ended) {
       stop_ = {"ended", "ended by the fit driver"};
-    } else if (each.gradientHeld || (summary.termination_type == ceres::CONVERGENCE && starts("Gradient tolerance"))) {
+    } else if (each.gradientHeld || (!confirmCeresGradient && summary.termination_type == ceres::CONVERGENCE &&
+                                     starts("Gradient tolerance"))) {
       stop_ = {"gtol", gradientWords + " " + g(each.gradientHeld.value_or(0)) + " <= gtol " + g(settings_.gtol)};
       if (!each.gradientHeld) stop_.message = msg;
     } else if (summary.termination_type == ceres::CONVERGENCE &&
-               (starts("Function tolerance") || starts("Parameter tolerance"))) {
-      const std::string test = starts("Function tolerance") ? "ftol" : "xtol";
-      if (confirmed())
+               (starts("Function tolerance") || starts("Parameter tolerance") || starts("Gradient tolerance"))) {
+      const std::string test = starts("Function tolerance") ? "ftol" : starts("Parameter tolerance") ? "xtol" : "gtol";
+      // Ceres's gradient stop is confirmed by the gradient test itself, at gtol; ftol and xtol at 1e4·gtol.
+      const double bound = test == "gtol" ? settings_.gtol : kConfirm * settings_.gtol;
+      if (confirmed() && (vanished_ || lastGradient_ <= bound))
         stop_ = {test, msg + "; " +
                            (vanished_ ? std::string("the residuals vanished (|r| <= 1e-10 |y|)")
                                       : gradientWords + " " + g(lastGradient_))};
       else
-        stop_ = {"stalled", msg + " but " + gradientWords + " is still " + g(lastGradient_) + " (> 1e4*gtol " +
-                                g(kConfirm * settings_.gtol) + "): the method cannot make progress here"};
+        stop_ = {"stalled", msg + " but " + gradientWords + " is still " + g(lastGradient_) + " (> " +
+                                (test == "gtol" ? "gtol " : "1e4*gtol ") + g(bound) +
+                                "): the method cannot make progress here"};
     } else if (summary.termination_type == ceres::NO_CONVERGENCE) {
       stop_ = {"steps", msg};
     } else {
