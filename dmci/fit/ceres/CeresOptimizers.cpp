@@ -339,7 +339,7 @@ class CeresMethod : public Optimizer {
       const std::string test = starts("Function tolerance") ? "ftol" : starts("Parameter tolerance") ? "xtol" : "gtol";
       // Ceres's gradient stop is confirmed by the gradient test itself, at gtol; ftol and xtol at 1e4·gtol.
       const double bound = test == "gtol" ? settings_.gtol : kConfirm * settings_.gtol;
-      if (confirmed() && (vanished_ || lastGradient_ <= bound))
+      if (confirmed() && (test != "gtol" || vanished_ || lastGradient_ <= bound))
         stop_ = {test, msg + "; " +
                            (vanished_ ? std::string("the residuals vanished (|r| <= 1e-10 |y|)")
                                       : gradientWords + " " + g(lastGradient_))};
