@@ -261,7 +261,8 @@ void readFitOptions(const std::string& text, fit::ModelSpec& spec, fit::FitSetti
   } catch (const nlohmann::json::exception& e) {
     usage(std::string("fit options: ") + e.what());
   }
-  if (settings.steps < 1 || settings.restarts < 0) usage("fit options: steps >= 1, restarts >= 0");
+  if (settings.steps < 0 || settings.restarts < 0)
+    usage("fit options: steps >= 0 (0: the method's default), restarts >= 0");
   // dmci fit's default step: lbfgs's first step length 1, adam's rate 0.05.
   if (!lrGiven) settings.method.lr = settings.optimizer == "lbfgs" ? 1.0 : 0.05;
   settings.method.seed = settings.seed;

@@ -34,8 +34,9 @@ struct FitArgs {
   std::vector<std::string> dataLists, dataVecs, holdoutLists, binds;
   std::string wrt, transforms;
   std::string optimizer;  // default: lm in data mode (lbfgs with --loss mae), lbfgs in objective mode
-  int steps = 500, restarts = 0, population = 0, history = 20, patience = 20;
+  int steps = 0, restarts = 0, population = 0, history = 20, patience = 20;
   double lr = 0, clip = 0, jitter = 0.3, span = 1, ftol = 1e-14, xtol = 1e-14, gtol = 1e-10;
+  bool tolerancesGiven = false;  // --ftol or --xtol given: they stop as stated (no polish)
   uint64_t seed = 1;
   double holdout = 0;
   std::string split;
@@ -138,6 +139,7 @@ FitSettings fitSettings(const FitArgs& a, const ModelSpec& spec) {
   s.method.clip = a.clip, s.method.population = a.population, s.method.span = a.span, s.method.history = a.history;
   s.steps = a.steps, s.restarts = a.restarts, s.jitter = a.jitter, s.seed = a.seed;
   s.ftol = a.ftol, s.xtol = a.xtol, s.gtol = a.gtol;
+  s.method.polish = !a.tolerancesGiven;
   s.patience = a.patience, s.budgetSeconds = a.budgetSeconds, s.budgetEvals = a.budgetEvals;
   s.checkpoint = a.checkpoint, s.checkpointSeconds = a.checkpointSeconds, s.resume = a.resume;
   s.traceBests = !a.bestTrace.empty();
@@ -151,7 +153,7 @@ FitProgress progressLine(const FitArgs& a) {
   if (a.quiet || !isatty(fileno(stderr))) return {};
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();
   auto done = std::make_shared<int>(0);
-  int total = a.steps * (a.restarts + 1);
+  int total = (a.steps > 0 ? a.steps : fit::defaultSteps(a.optimizer)) * (a.restarts + 1);
   return [last, done, total](const CurvePoint& p) {
     ++*done;  // iterations so far in this process (ETA: at most every start runs every step)
     auto now = std::chrono::steady_clock::now();
@@ -370,7 +372,9 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
                   "search, the default in objective mode and with --loss mae), bfgs; adam, torch-lbfgs "
                   "(LibTorch); de, cmaes (pagmo2, gradient-free)")
       ->check(CLI::IsMember({"lm", "dogleg", "lbfgs", "bfgs", "adam", "torch-lbfgs", "de", "cmaes"}));
-  cmd->add_option("--steps", a.steps, "iterations (generations for de, cmaes) per start")->capture_default_str();
+  cmd->add_option("--steps", a.steps,
+                  "iterations (generations for de, cmaes) per start; default 5000 for lm, dogleg, lbfgs and bfgs, "
+                  "500 for the others");
   cmd->add_option("--lr", a.lr, "step size (default: 1 for torch-lbfgs, 0.05 for adam)");
   cmd->add_option("--restarts", a.restarts, "further starts, jittered from the first")->capture_default_str();
   cmd->add_option("--jitter", a.jitter, "restarts: u0 + jitter*max(1,|u0|)*N(0,1)")->capture_default_str();
@@ -381,11 +385,15 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_option("--history", a.history, "lbfgs, torch-lbfgs: curvature pairs kept")->capture_default_str();
   cmd->add_option("--ftol", a.ftol,
                   "converged when a step changes the cost by at most this fraction of it (lm, dogleg, lbfgs, bfgs; "
-                  "only where the gradient test also holds at 1e4*gtol, else the fit is reported as stalled)")
-      ->capture_default_str();
+                  "only where the gradient test also holds at 1e4*gtol, else the fit is reported as stalled). With the "
+                  "default ftol and xtol, lm and dogleg resume from a point where either held before gtol, without "
+                  "the cost test, while that lowers the cost (up to 20 times); a tolerance given here stops as stated")
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.tolerancesGiven = true; });
   cmd->add_option("--xtol", a.xtol,
                   "converged when a step is at most xtol*(|x| + xtol) (lm, dogleg, lbfgs, bfgs; confirmed as ftol is)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->each([&a](const std::string&) { a.tolerancesGiven = true; });
   cmd->add_option("--gtol", a.gtol,
                   "converged when the gradient vanishes: lm, dogleg: |P_J r|/|r| <= gtol (the residuals orthogonal "
                   "to the Jacobian's columns); the other gradient methods: every gradient entry <= gtol. The JSON's "

@@ -325,10 +325,15 @@ class Driver {
 
 }  // namespace
 
+int defaultSteps(const std::string& optimizer) {
+  return optimizer == "lm" || optimizer == "dogleg" || optimizer == "lbfgs" || optimizer == "bfgs" ? 5000 : 500;
+}
+
 Result<FitResult> runFit(Model& model, const FitSettings& asked, const FitProgress& progress) {
   FitSettings settings = asked;
   if (settings.optimizer.empty())
     settings.optimizer = model.residualRows() > 0 && model.rowLoss()->kind != LossKind::Mae ? "lm" : "lbfgs";
+  if (settings.steps <= 0) settings.steps = defaultSteps(settings.optimizer);
   auto make = optimizerNamed(settings.optimizer);
   if (!make) return make.error();
   FitState state;
@@ -341,6 +346,15 @@ Result<FitResult> runFit(Model& model, const FitSettings& asked, const FitProgre
     FitResult r = Driver(model, settings, *make, std::move(state), progress).run();
     if (settings.uncertainty && !r.theta.empty() && std::isfinite(r.loss))
       r.uncertainty = uncertaintyOf(model, r.theta);
+    // A stated test that held where the data cannot identify some value (its Jacobian column is zero, or the
+    // columns are dependent) held only on the others: the fit is not converged, and says which values and why.
+    if (r.converged && r.uncertainty && !r.uncertainty->unidentifiable.empty()) {
+      std::string names;
+      for (const auto& n : r.uncertainty->unidentifiable) names += (names.empty() ? "" : ", ") + n;
+      r.stopMessage = r.stop + " held (" + r.stopMessage + "), but the data cannot identify " + names +
+                      " at this point (the Jacobian's rank is deficient): not converged";
+      r.stop = "stalled", r.converged = false;
+    }
     return r;
   });
 }

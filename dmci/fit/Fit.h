@@ -9,7 +9,9 @@
 //   "ftol", "xtol", "gtol"  a stated convergence test held (the whole solves' are in fit/ceres/CeresOptimizers.cpp;
 //                           a step method's is gtol: the gradient's largest entry ≤ gtol): converged;
 //   "stalled"               the method cannot make progress (a trust region shrunk to nothing, a failed line
-//                           search, a point that stopped moving): not converged;
+//                           search, a point that stopped moving), or a stated test held where the data cannot
+//                           identify some value (least squares: a zero or dependent Jacobian column, named in
+//                           stop_message and the uncertainty's note): not converged;
 //   "steps"                 `steps` iterations;  "patience"  the held-out loss has not improved for `patience`.
 // The whole fit stops on a budget ("budget": evaluations, seconds) or on a loss that becomes NaN or infinite
 // ("nonfinite"), keeping the best parameters found so far. The result is the best restart's best iterate. Asked to
@@ -30,10 +32,15 @@
 
 namespace dmci::fit {
 
+// The iteration limit per start when none is given: 5000 for the whole solves (lm, dogleg, lbfgs, bfgs: a
+// trust region iteration costs one Jacobian, and a hard problem such as NIST's MGH17 from its far start needs
+// about 600), 500 for the step methods (adam, torch-lbfgs) and generations of de and cmaes.
+int defaultSteps(const std::string& optimizer);
+
 struct FitSettings {
   std::string optimizer;  // empty: lm in data mode (lbfgs with mae), lbfgs in objective mode
   OptimizerSettings method;
-  int steps = 500;   // iterations per restart
+  int steps = 0;     // iterations per restart; 0: the method's default (defaultSteps)
   int restarts = 0;  // further starts, jittered
   double jitter = 0.3;
   uint64_t seed = 1;

@@ -53,7 +53,11 @@ struct OptimizerSettings {
   // the relative reduction of the cost in a step |Δf|/f ≤ ftol; the step ‖Δx‖ ≤ xtol·(‖x‖ + xtol); the projected
   // gradient's largest entry ≤ gtol.
   double ftol = 1e-14, xtol = 1e-14, gtol = 1e-10;
-  int steps = 500;     // whole solves: the iteration limit
+  int steps = 500;  // whole solves: the iteration limit
+  // lm, dogleg: an ftol or xtol stop where the gradient test has not held resumes the solve from its point, without
+  // the cost test (see fit/ceres/CeresOptimizers.cpp). The default tolerances are such a pause; tolerances a user
+  // states (--ftol, --xtol) are stops as stated, so dmci fit turns this off when either is given.
+  bool polish = true;
   double lr = 0.05;    // adam's step size; lbfgs's first step length
   double clip = 0;     // adam: the gradient's norm is clipped to this (0: no clipping)
   uint64_t seed = 0;   // de, cmaes: their random engines

@@ -1,5 +1,5 @@
 // dmci fit judged against outside truth, with its defaults, in-process:
-//   - the NIST StRD nonlinear regression problems in dmci/fit/tests/data/nist-strd/ (each a CSV whose '#' lines carry
+//   - the 27 NIST StRD nonlinear regression problems in dmci/fit/tests/data/nist-strd/ (each a CSV whose '#' lines carry
 //     the model, NIST's two starts, the certified values and standard errors): from both starts, every parameter
 //     to at least 6 correct digits and the certified standard errors to at least 3; a run that misses may not say
 //     "converged";
@@ -31,7 +31,9 @@ struct Problem {
   std::string name, path, model;
   std::vector<Param> params;
   double rss = 0;
-  bool stderrChecked = true;
+  bool stderrChecked = true;  // false: '# stderr unchecked' (below rounding) or '# stderr unknown' (not copied)
+  bool rssChecked = true;     // false: '# stderr unchecked' or '# rss unknown'
+  bool stderrKnown = true, rssKnown = true;
 };
 
 Problem readProblem(const std::filesystem::path& file) {
@@ -40,12 +42,16 @@ Problem readProblem(const std::filesystem::path& file) {
   std::ifstream in(file);
   for (std::string line; std::getline(in, line);) {
     if (line.rfind("# model ", 0) == 0) p.model = line.substr(8);
-    if (line.rfind("# rss ", 0) == 0) p.rss = std::stod(line.substr(6));
-    if (line.rfind("# stderr unchecked", 0) == 0) p.stderrChecked = false;
+    if (line.rfind("# rss ", 0) == 0 && line.rfind("# rss unknown", 0) != 0) p.rss = std::stod(line.substr(6));
+    if (line.rfind("# stderr unchecked", 0) == 0) p.stderrChecked = p.rssChecked = false;
+    if (line.rfind("# stderr unknown", 0) == 0) p.stderrChecked = p.stderrKnown = false;
+    if (line.rfind("# rss unknown", 0) == 0) p.rssChecked = p.rssKnown = false;
     if (line.rfind("# param ", 0) == 0) {
       std::istringstream s(line.substr(8));
       Param q;
-      s >> q.name >> q.start[0] >> q.start[1] >> q.certified >> q.stderr_;
+      std::string se;  // "nan" where the certified value was not copied ('# stderr unknown')
+      s >> q.name >> q.start[0] >> q.start[1] >> q.certified >> se;
+      q.stderr_ = std::stod(se);
       p.params.push_back(q);
     }
   }
@@ -122,7 +128,9 @@ TEST_P(NistStrd, TheDefaultsReachSixDigitsAndTheCertifiedStandardErrors) {
   }
   EXPECT_TRUE(r.converged) << name << " start " << start + 1 << ": " << r.stop << ": " << r.stopMessage;
   ASSERT_TRUE(r.uncertainty.has_value());
-  EXPECT_GE(digits(r.uncertainty->rss, p.rss), p.stderrChecked ? 6 : 0) << name;
+  if (p.rssChecked) {
+    EXPECT_GE(digits(r.uncertainty->rss, p.rss), 6) << name;
+  }
   if (p.stderrChecked) {
     EXPECT_GE(run.worstStderrDigits, 3) << name << " start " << start + 1;
   }
@@ -140,13 +148,53 @@ INSTANTIATE_TEST_SUITE_P(Certified, NistStrd, ::testing::ValuesIn(nistRuns()), [
   return info.param.first + "_start" + std::to_string(info.param.second + 1);
 });
 
+// All 27 of NIST's nonlinear regression problems are here. Where the copies read did not carry a certified
+// standard deviation or residual sum of squares (Gauss1, Gauss2), the file says so ('# stderr unknown', '# rss
+// unknown'), and only those files may leave them out.
+// Dogleg from BoxBOD's first start reaches b2 ≈ 306, where b2's Jacobian column is about 1e-131: Ceres's own
+// gradient test (on the projected gradient, which rounds to exactly 0 beside b2) fires there. The scale-free
+// gradient test does not hold, so the run is stalled, not converged (it said "gtol" before that was checked).
+TEST(NistStrdHonesty, DoglegOnBoxBODsPlateauIsNotConverged) {
+  Problem p;
+  for (auto& q : nistProblems())
+    if (q.name == "BoxBOD") p = q;
+  ASSERT_FALSE(p.params.empty());
+  auto table = readDataTable(p.path);
+  ASSERT_TRUE(table.ok()) << table.error().str();
+  ModelSpec spec;
+  spec.programPath = "BoxBOD.scm", spec.programText = p.model;
+  for (const auto& q : p.params) spec.binds.emplace_back(q.name, q.start[0]);
+  spec.data = &*table, spec.target = "y";
+  auto model = makeModel(spec);
+  ASSERT_TRUE(model.ok()) << model.error().str();
+  FitSettings s;
+  s.optimizer = "dogleg";
+  auto r = runFit(**model, s);
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_LT(digits(r->theta[1], p.params[1].certified), 1);
+  EXPECT_FALSE(r->converged) << r->stop << ": " << r->stopMessage;
+  EXPECT_EQ(r->stop, "stalled") << r->stopMessage;
+}
+
 TEST(NistStrdFiles, EveryProblemHasAModelStartsCertifiedValuesAndRows) {
   auto problems = nistProblems();
-  EXPECT_GE(problems.size(), 15u);
+  std::vector<std::string> names;
+  for (const auto& p : problems) names.push_back(p.name);
+  const std::vector<std::string> nist = {
+      "Bennett5", "BoxBOD",  "Chwirut1", "Chwirut2", "DanWood",  "ENSO",     "Eckerle4", "Gauss1",   "Gauss2",
+      "Gauss3",   "Hahn1",   "Kirby2",   "Lanczos1", "Lanczos2", "Lanczos3", "MGH09",    "MGH10",    "MGH17",
+      "Misra1a",  "Misra1b", "Misra1c",  "Misra1d",  "Nelson",   "Rat42",    "Rat43",    "Roszman1", "Thurber"};
+  EXPECT_EQ(names, nist);
   for (const auto& p : problems) {
     EXPECT_FALSE(p.model.empty()) << p.name;
     EXPECT_FALSE(p.params.empty()) << p.name;
-    EXPECT_GT(p.rss, 0) << p.name;
+    if (p.rssKnown) {
+      EXPECT_GT(p.rss, 0) << p.name;
+    }
+    for (const auto& q : p.params) {
+      EXPECT_TRUE(std::isfinite(q.certified)) << p.name << " " << q.name;
+      EXPECT_EQ(std::isfinite(q.stderr_), p.stderrKnown) << p.name << " " << q.name;
+    }
     auto t = readDataTable(p.path);
     ASSERT_TRUE(t.ok()) << t.error().str();
     EXPECT_GT(t->rows(), p.params.size()) << p.name;

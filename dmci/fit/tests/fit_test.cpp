@@ -255,6 +255,33 @@ TEST(FitUncertainty, ParametersTheDataCannotIdentifyAreNamedAndHaveNoErrors) {
   EXPECT_EQ(j.dump().find("nan"), std::string::npos) << j.dump();
 }
 
+// A value whose Jacobian column is exactly zero (here exp(-1000·b) underflows to 0 at b = 1, as a plateau does):
+// the gradient test holds on the other values only. The fit names b as unidentifiable, with no error, and does
+// not call that converged; the same data without b converges.
+TEST(FitStops, AValueTheDataCannotIdentifyIsNamedAndNotConverged) {
+  auto csv = table({"t", "y"}, 20, [](size_t i) {
+    return std::vector<double>{0.1 * i, 2.0 * 0.1 * i + 0.01 * (i % 3)};
+  });
+  DataFit f("(+ (* a t) (exp (- (* 1000 b))))", csv, {{"a", 1}, {"b", 1}});
+  FitResult r = f.fit();
+  EXPECT_FALSE(r.converged) << r.stop << ": " << r.stopMessage;
+  EXPECT_EQ(r.stop, "stalled");
+  EXPECT_NE(r.stopMessage.find("cannot identify b"), std::string::npos) << r.stopMessage;
+  ASSERT_TRUE(r.uncertainty.has_value());
+  EXPECT_EQ(r.uncertainty->unidentifiable, (std::vector<std::string>{"b"}));
+  EXPECT_FALSE(r.uncertainty->stderrs[1].has_value());
+  ASSERT_TRUE(r.uncertainty->stderrs[0].has_value());
+  EXPECT_NE(r.uncertainty->note.find("cannot identify b"), std::string::npos) << r.uncertainty->note;
+  auto j = resultJson(f.model->fitted(), r, FitInfo{});
+  EXPECT_EQ(j["converged"], false);
+  EXPECT_TRUE(j["stderr"]["b"].is_null());
+  EXPECT_EQ(j.dump().find("nan"), std::string::npos) << j.dump();
+  DataFit g("(* a t)", csv, {{"a", 1}});
+  FitResult control = g.fit();
+  EXPECT_TRUE(control.converged) << control.stop << ": " << control.stopMessage;
+  EXPECT_NEAR(control.theta[0], r.theta[0], 1e-9);
+}
+
 TEST(FitJson, AnInProcessFitGivesWhatTheToolPrints) {
   auto csv = table({"t", "y"}, 20, [](size_t i) {
     return std::vector<double>{0.1 * i, 1.0 + 2.0 * 0.1 * i + 0.01 * (i % 2)};
@@ -640,18 +667,24 @@ TEST(FitStops, EachStatedTestConvergesAndSaysWhichHeld) {
   FitResult g = fitDecay([](FitSettings& s) { s.ftol = 0, s.xtol = 0; });
   EXPECT_EQ(g.stop, "gtol") << g.stopMessage;
   EXPECT_TRUE(g.converged);
-  // Only ftol (a loose one, that holds before the gradient test does; confirmed at 1e4·gtol).
-  FitResult f = fitDecay([](FitSettings& s) { s.xtol = 0, s.ftol = 1e-8; });
+  // Only ftol (a loose one, that holds before the gradient test does; confirmed at 1e4·gtol). Stated tolerances stop
+  // as stated (polish off, as dmci fit sets it when --ftol or --xtol is given); the default ones pause (below).
+  FitResult f = fitDecay([](FitSettings& s) { s.xtol = 0, s.ftol = 1e-8, s.method.polish = false; });
   EXPECT_EQ(f.stop, "ftol") << f.stopMessage;
   EXPECT_TRUE(f.converged);
-  FitResult x = fitDecay([](FitSettings& s) { s.ftol = 0, s.xtol = 1e-6; });
+  FitResult x = fitDecay([](FitSettings& s) { s.ftol = 0, s.xtol = 1e-6, s.method.polish = false; });
   EXPECT_EQ(x.stop, "xtol") << x.stopMessage;
   EXPECT_TRUE(x.converged);
   for (const FitResult* r : {&byDefault, &g, &f, &x}) EXPECT_NEAR(r->theta[1], byDefault.theta[1], 1e-5);
   // The same loose ftol with a gradient test too strict to confirm it: stalled, not converged.
-  FitResult strict = fitDecay([](FitSettings& s) { s.xtol = 0, s.ftol = 1e-8, s.gtol = 1e-14; });
+  FitResult strict =
+      fitDecay([](FitSettings& s) { s.xtol = 0, s.ftol = 1e-8, s.gtol = 1e-14, s.method.polish = false; });
   EXPECT_EQ(strict.stop, "stalled") << strict.stopMessage;
   EXPECT_FALSE(strict.converged);
+  // With polish on, the same loose ftol is a pause: the solve resumes without the cost test and ends on gtol.
+  FitResult polished = fitDecay([](FitSettings& s) { s.xtol = 0, s.ftol = 1e-8; });
+  EXPECT_EQ(polished.stop, "gtol") << polished.stopMessage;
+  EXPECT_TRUE(polished.converged);
 }
 
 TEST(FitStops, ATrustRegionThatCannotProgressIsStalledNotConverged) {
