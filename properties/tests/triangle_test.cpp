@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
+#include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "properties/Properties.h"
 

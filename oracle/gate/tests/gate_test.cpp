@@ -384,7 +384,7 @@ std::pair<double, double> missAndSpread(const PairResult& r, const RouteRun& rou
 
 TEST(Gate, AnIllConditionedGradientPassesWithinItsRoundingSpreadAndSaysSo) {
   PairResult r = checkPair(kMainCorpus, fuzz56917Pair(), GateOptions{});
-  EXPECT_EQ(r.status, Status::Pass) << allReasons(r);
+  EXPECT_EQ(r.status, Verdict::Pass) << allReasons(r);
   ASSERT_TRUE(r.oracle.gradientRoundingSpread.has_value());
   ASSERT_EQ(r.oracle.gradientRoundingSpread->size(), 1u);
   EXPECT_EQ(r.oracle.gradientRoundingSpread->at(0).first, "x");
@@ -415,7 +415,7 @@ TEST(Gate, WithoutTheRoundingRuleTheIllConditionedGradientFails) {
   GateOptions opts;
   opts.criteria.rounding = 0;
   PairResult r = checkPair(kMainCorpus, fuzz56917Pair(), opts);
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "gradient direct vs fd: d/d x")) << allReasons(r);
   EXPECT_TRUE(anyReasonHas(r, "gradient dmci vs fd: d/d x")) << allReasons(r);
   EXPECT_FALSE(r.oracle.gradientRoundingSpread.has_value());
@@ -426,7 +426,7 @@ TEST(Gate, AGradientWrongBeyondItsRoundingSpreadStillFails) {
   // (the spread is measured) and rejects the gradient: its miss is beyond 8 times the spread.
   FaultGuard fault("sin", 1.01);
   PairResult r = checkPair(kMainCorpus, fuzz56917Pair(), GateOptions{});
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "gradient direct vs fd: d/d x")) << allReasons(r);
   EXPECT_TRUE(anyReasonHas(r, "gradient dmci vs fd: d/d x")) << allReasons(r);
   ASSERT_TRUE(r.oracle.gradientRoundingSpread.has_value());
@@ -444,7 +444,7 @@ TEST(Gate, AWellConditionedGradientOffByOneInAHundredThousandStillFails) {
   };
   opts.engine = &engine;
   PairResult r = checkPair(kCorpus, pairNamed("physics/kinetic/1"), opts);
-  EXPECT_EQ(r.status, Status::Fail);
+  EXPECT_EQ(r.status, Verdict::Fail);
   EXPECT_TRUE(anyReasonHas(r, "gradient direct vs fd")) << allReasons(r);
   ASSERT_TRUE(r.oracle.gradientRoundingSpread.has_value());
   for (size_t k = 0; k < r.oracle.gradient.size(); ++k)
