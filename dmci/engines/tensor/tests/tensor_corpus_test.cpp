@@ -90,14 +90,19 @@ void checkBatch(const gate::Manifest& m, const Batch& b, Route r) {
   ASSERT_TRUE(tensor) << what << ": " << tensor.error().str();
   for (size_t lane = 0; lane < b.pairs.size(); ++lane) {
     const std::string name = b.pairs[lane]->name + " [" + routeName(r) + "]";
-    EXPECT_TRUE(agree(tensor->value[lane], native->value[lane], 1e-12))
+    // LibTorch's vectorised sin, exp, ... differ from libm in the last bits; a well-conditioned program keeps that
+    // near 1e-14, but corpus/ill-conditioned's programs amplify it by their condition number (fuzz_31337_56917:
+    // 3e-9 relative, its value's own rounding spread being 1.5e-4), so they are held to the gate's gradient
+    // tolerance instead.
+    const double rel = b.pairs[lane]->name.rfind("ill-conditioned/", 0) == 0 ? 1e-6 : 1e-12;
+    EXPECT_TRUE(agree(tensor->value[lane], native->value[lane], rel))
         << name << ": " << tensor->value[lane] << " vs " << native->value[lane];
     const auto tg = tensor->laneGradient(lane), ng = native->laneGradient(lane);
     ASSERT_EQ(tg.size(), ng.size()) << name;
     double scale = scaleOf(ng);
     for (size_t k = 0; k < tg.size(); ++k) {
       EXPECT_EQ(tg[k].first, ng[k].first) << name;
-      EXPECT_TRUE(agree(tg[k].second, ng[k].second, 1e-12, scale))
+      EXPECT_TRUE(agree(tg[k].second, ng[k].second, rel, scale))
           << name << " d/d" << tg[k].first << ": " << tg[k].second << " vs " << ng[k].second;
     }
   }
