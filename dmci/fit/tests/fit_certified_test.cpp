@@ -1,5 +1,6 @@
 // dmci fit judged against outside truth, with its defaults, in-process:
-//   - the 27 NIST StRD nonlinear regression problems in dmci/fit/tests/data/nist-strd/ (each a CSV whose '#' lines carry
+//   - the 27 NIST StRD nonlinear regression problems in dmci/fit/tests/data/nist-strd/ (each a CSV whose '#' lines
+//   carry
 //     the model, NIST's two starts, the certified values and standard errors): from both starts, every parameter
 //     to at least 6 correct digits and the certified standard errors to at least 3; a run that misses may not say
 //     "converged";
