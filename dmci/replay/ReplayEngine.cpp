@@ -24,6 +24,29 @@ struct Tally {
   uint64_t replayed = 0, recorded = 0, interpreted = 0, offPath = 0;
 };
 
+// The lanes' parameters where they lie: parameter k of lane l at param[k][l * stride] (the engine's columns, the
+// caller's rows, or the lanes gathered for another trace).
+struct LaneIn {
+  const double* const* param;
+  size_t count;  // parameters
+  size_t stride;
+  double at(size_t k, size_t lane) const { return param[k][lane * stride]; }
+};
+
+// Where the lanes' results go: lane l's value at value[l], its gradient entry k at gradient[k][l * stride] (no
+// gradient: null).
+struct LaneOut {
+  double* value;
+  double* const* gradient;
+  size_t keys;
+  size_t stride;
+};
+
+template <class T>
+T* const* columnsOrNull(const std::vector<T*>& columns) {
+  return columns.empty() ? nullptr : columns.data();
+}
+
 class ReplayRun final : public PreparedRun {
  public:
   ReplayRun(const PreparedProgram& p, const EvalOptions& opts, bool compiled, replay::BatchLoader loader = {})
@@ -71,16 +94,10 @@ class ReplayRun final : public PreparedRun {
     const auto t0 = Clock::now();
     Tally tally;
     threadsUsed_ = 1;
-    if (traces_.empty() && notReplayable_ == 0) {  // lane 0 records the first path
-      std::vector<double> seed0;
-      for (const auto& v : values) seed0.push_back(v[0]);
-      auto r = rerun(seed0, tally);
-      if (!r) {
-        Error e = r.error();
-        e.message = "lane 0: " + e.message;
-        return e;
-      }
-    }
+    inColumns_.clear();
+    for (const auto& v : values) inColumns_.push_back(v.data());
+    const LaneIn in{inColumns_.data(), values.size(), 1};
+    if (auto e = recordFirst(in, tally)) return e;
     if (traces_.empty()) {
       auto all = interpretAll(values, laneCount, tally);
       if (!all) return all.error();
@@ -88,51 +105,38 @@ class ReplayRun final : public PreparedRun {
       return std::nullopt;
     }
     shape(out, lanes);
-    // The first trace takes every lane on its path. A lane it leaves goes on by the guard it failed first, down
-    // the tree the traces' guards make (route); those that find no trace there try every trace in turn; the
-    // lanes left then take the native machine, which records their paths while the cache has room.
-    auto first = replayLanes(0, values, nullptr, lanes, out, tally);
-    if (!first) return first.error();
-    auto routed = route(0, std::move(*first), values, out, tally);
-    if (!routed) return routed.error();
-    std::vector<size_t> todo = std::move(*routed);
-    for (size_t k = 0; k < traces_.size() && !todo.empty(); ++k) {
-      auto left = replayLanes(k, values, todo.data(), todo.size(), out, tally);
-      if (!left) return left.error();
-      todo = std::move(left->lanes);
-    }
-    std::vector<double> seed(values.size());
-    for (size_t next = 0; next < todo.size();) {
-      const size_t lane = todo[next];
-      for (size_t p = 0; p < values.size(); ++p) seed[p] = values[p][lane];
-      const size_t cached = traces_.size();
-      auto r = rerun(seed, tally);
-      if (!r) {
-        Error e = r.error();
-        e.message = "lane " + std::to_string(lane) + ": " + e.message;
-        return e;
-      }
-      if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
-        auto left = replayLanes(traces_.size() - 1, values, todo.data() + next, todo.size() - next, out, tally);
-        if (!left) return left.error();
-        auto rest = route(traces_.size() - 1, std::move(*left), values, out, tally);
-        if (!rest) return rest.error();
-        todo = std::move(*rest);
-        next = 0;
-        continue;
-      }
-      if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
-      // No trace for this lane (the cache is full): interpreted.
-      ++tally.interpreted;
-      out.value[lane] = r->value;
-      for (size_t k = 0; k < out.gradient.size(); ++k)
-        out.gradient[k][lane] = k < r->gradient.size() ? r->gradient[k].second : 0.0;
-      ++next;
-    }
-    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-    count(out.counters, tally, lanes);
-    out.counters.add("threads", threadsUsed_);
-    out.counters.add("seconds", seconds);
+    outColumns_.clear();
+    for (auto& g : out.gradient) outColumns_.push_back(g.data());
+    if (auto e = replayAll(in, lanes, {out.value.data(), columnsOrNull(outColumns_), outColumns_.size(), 1}, tally))
+      return e;
+    finishCounters(out.counters, tally, lanes, t0);
+    return std::nullopt;
+  }
+
+  // The caller's arrays read and written in place, strided as they are (the C API's row-major B x p). The batch
+  // machine reads columns, and a program no trace runs goes to the native engine: both through the default's
+  // copies.
+  std::optional<Error> runLanesIn(LaneArrays& a) override {
+    if (loader_) return PreparedRun::runLanesIn(a);
+    if (a.param.size() != static_cast<size_t>(paramCount()))
+      return Error{ErrorKind::Usage, "expected " + std::to_string(paramCount()) + " parameter values", {}};
+    if (a.lanes < 1 || !a.value) return Error{ErrorKind::Usage, "a batch needs one lane or more and its values", {}};
+    const size_t lanes = static_cast<size_t>(a.lanes);
+    const auto t0 = Clock::now();
+    Tally tally;
+    threadsUsed_ = 1;
+    const LaneIn in{a.param.data(), a.param.size(), a.paramStride};
+    if (auto e = recordFirst(in, tally)) return e;
+    if (traces_.empty()) return PreparedRun::runLanesIn(a);
+    if (!a.gradient.empty() && (!opts_.gradient || a.gradient.size() != gradientKeys_.size()))
+      return Error{ErrorKind::Usage,
+                   "the batch has " + std::to_string(opts_.gradient ? gradientKeys_.size() : 0) + " gradient entries",
+                   {}};
+    if (auto e = replayAll(in, lanes, {a.value, columnsOrNull(a.gradient), a.gradient.size(), a.gradientStride}, tally))
+      return e;
+    a.isTensor = false;
+    a.counters = {};
+    finishCounters(a.counters, tally, lanes, t0);
     return std::nullopt;
   }
 
@@ -161,6 +165,74 @@ class ReplayRun final : public PreparedRun {
     return o;
   }
   int32_t paramCount() const { return static_cast<int32_t>(native_.parameterCount()); }
+  std::vector<const double*> inColumns_;  // runLanesInto's columns as a LaneIn, kept between batches
+  std::vector<double*> outColumns_;
+
+  // Lane 0 records the first path, when nothing is recorded yet.
+  std::optional<Error> recordFirst(const LaneIn& in, Tally& tally) {
+    if (!traces_.empty() || notReplayable_ > 0) return std::nullopt;
+    std::vector<double> seed0(in.count);
+    for (size_t k = 0; k < in.count; ++k) seed0[k] = in.at(k, 0);
+    auto r = rerun(seed0, tally);
+    if (r) return std::nullopt;
+    Error e = r.error();
+    e.message = "lane 0: " + e.message;
+    return e;
+  }
+
+  void finishCounters(Counters& c, const Tally& tally, size_t lanes, Clock::time_point t0) const {
+    const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    count(c, tally, lanes);
+    c.add("threads", threadsUsed_);
+    c.add("seconds", seconds);
+  }
+
+  // Every lane through the traces. The first trace takes every lane on its path. A lane it leaves goes on by the
+  // guard it failed first, down the tree the traces' guards make (route); those that find no trace there try
+  // every trace in turn; the lanes left then take the native machine, which records their paths while the cache
+  // has room.
+  std::optional<Error> replayAll(const LaneIn& in, size_t lanes, const LaneOut& out, Tally& tally) {
+    auto first = replayLanes(0, in, nullptr, lanes, out, tally);
+    if (!first) return first.error();
+    auto routed = route(0, std::move(*first), in, out, tally);
+    if (!routed) return routed.error();
+    std::vector<size_t> todo = std::move(*routed);
+    for (size_t k = 0; k < traces_.size() && !todo.empty(); ++k) {
+      auto left = replayLanes(k, in, todo.data(), todo.size(), out, tally);
+      if (!left) return left.error();
+      todo = std::move(left->lanes);
+    }
+    std::vector<double> seed(in.count);
+    for (size_t next = 0; next < todo.size();) {
+      const size_t lane = todo[next];
+      for (size_t p = 0; p < in.count; ++p) seed[p] = in.at(p, lane);
+      const size_t cached = traces_.size();
+      auto r = rerun(seed, tally);
+      if (!r) {
+        Error e = r.error();
+        e.message = "lane " + std::to_string(lane) + ": " + e.message;
+        return e;
+      }
+      if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
+        auto left = replayLanes(traces_.size() - 1, in, todo.data() + next, todo.size() - next, out, tally);
+        if (!left) return left.error();
+        auto rest = route(traces_.size() - 1, std::move(*left), in, out, tally);
+        if (!rest) return rest.error();
+        todo = std::move(*rest);
+        next = 0;
+        continue;
+      }
+      if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
+      // No trace for this lane (the cache is full): interpreted.
+      ++tally.interpreted;
+      out.value[lane] = r->value;
+      if (out.gradient)
+        for (size_t k = 0; k < out.keys; ++k)
+          out.gradient[k][lane * out.stride] = k < r->gradient.size() ? r->gradient[k].second : 0.0;
+      ++next;
+    }
+    return std::nullopt;
+  }
 
   // No path replayable (a tensor program, say): the native engine's lanes, on all cores.
   Result<LaneEvaluation> interpretAll(const std::vector<std::vector<double>>& values, int64_t laneCount, Tally& tally) {
@@ -293,8 +365,7 @@ class ReplayRun final : public PreparedRun {
   // a trace that agrees with trace k on every guard before g and tests g with the other outcome (nextTrace),
   // and so on; each step passes a later guard, so a lane takes at most one trace per level of the tree rather
   // than every trace in turn. Returns the lanes no trace took this way.
-  Result<std::vector<size_t>> route(size_t k, Left left, const std::vector<std::vector<double>>& values,
-                                    LaneEvaluation& out, Tally& tally) {
+  Result<std::vector<size_t>> route(size_t k, Left left, const LaneIn& in, const LaneOut& out, Tally& tally) {
     struct Group {
       size_t trace;
       int guard;
@@ -316,7 +387,7 @@ class ReplayRun final : public PreparedRun {
         unrouted.insert(unrouted.end(), g.lanes.begin(), g.lanes.end());
         continue;
       }
-      auto l = replayLanes(static_cast<size_t>(j), values, g.lanes.data(), g.lanes.size(), out, tally);
+      auto l = replayLanes(static_cast<size_t>(j), in, g.lanes.data(), g.lanes.size(), out, tally);
       if (!l) return l.error();
       // Only a failure past guard g goes on down the tree: each step then goes deeper, so routing ends.
       Left deeper;
@@ -379,32 +450,34 @@ class ReplayRun final : public PreparedRun {
 
   // Replays lanes on one trace, in blocks on all cores: lanes [0, n) when `pick` is null, else pick[0..n) (the
   // lanes another path left, gathered). Returns the lanes off this trace's path.
-  Result<Left> replayLanes(size_t index, const std::vector<std::vector<double>>& values, const size_t* pick, size_t n,
-                           LaneEvaluation& out, Tally& tally) {
+  Result<Left> replayLanes(size_t index, const LaneIn& in, const size_t* pick, size_t n, const LaneOut& out,
+                           Tally& tally) {
     const replay::Replayer& tr = *traces_[index];
     const replay::CompiledTrace* fn = index < compiled_.size() ? compiled_[index].get() : nullptr;
     replay::BatchTrace* batch = index < batch_.size() ? batch_[index].get() : nullptr;
     std::vector<std::vector<double>> gathered, grad;
+    std::vector<const double*> gatheredColumns;
+    std::vector<double*> gradColumns;
     std::vector<double> value;
     if (pick) {
-      gathered.assign(values.size(), std::vector<double>(n));
-      for (size_t p = 0; p < values.size(); ++p)
-        for (size_t j = 0; j < n; ++j) gathered[p][j] = values[p][pick[j]];
+      gathered.assign(in.count, std::vector<double>(n));
+      for (size_t p = 0; p < in.count; ++p) {
+        for (size_t j = 0; j < n; ++j) gathered[p][j] = in.at(p, pick[j]);
+        gatheredColumns.push_back(gathered[p].data());
+      }
       value.resize(n);
-      grad.assign(out.gradient.size(), std::vector<double>(n));
+      if (out.gradient) grad.assign(out.keys, std::vector<double>(n));
+      for (auto& g : grad) gradColumns.push_back(g.data());
     }
-    const std::vector<std::vector<double>>& src = pick ? gathered : values;
-    std::vector<double>& vdst = pick ? value : out.value;
-    std::vector<std::vector<double>>& gdst = pick ? grad : out.gradient;
+    const LaneIn src = pick ? LaneIn{gatheredColumns.data(), in.count, 1} : in;
+    const LaneOut dst = pick ? LaneOut{value.data(), columnsOrNull(gradColumns), gradColumns.size(), 1} : out;
     std::vector<uint8_t>& ok = verdicts_;  // every slice writes its lanes' verdicts
     ok.resize(n);
-    if (batch) {  // the whole batch in one call on the batch machine
-      std::vector<const double*> p(src.size());
+    if (batch) {  // the whole batch in one call on the batch machine (its lanes in columns: runLanesIn copies)
+      std::vector<const double*> p(src.param, src.param + src.count);
       std::vector<double*> g;
-      for (size_t k = 0; k < p.size(); ++k) p[k] = src[k].data();
-      if (opts_.gradient)
-        for (auto& col : gdst) g.push_back(col.data());
-      if (auto err = batch->run(p, n, vdst.data(), g, ok.data())) return *err;
+      if (opts_.gradient && dst.gradient) g.assign(dst.gradient, dst.gradient + dst.keys);
+      if (auto err = batch->run(p, n, dst.value, g, ok.data())) return *err;
       return finishLanes(pick, n, ok, value, grad, out, tally);
     }
     // A compiled lane loop takes slices of about the same work, whatever the trace's length: up to 8 blocks for
@@ -420,20 +493,23 @@ class ReplayRun final : public PreparedRun {
     const int threads =
         static_cast<int>(std::clamp<size_t>((blocks + 3) / 4, 1, static_cast<size_t>(laneThreads(opts_))));
     if (spaces_.size() < static_cast<size_t>(threads)) spaces_.resize(static_cast<size_t>(threads));
+    if (sliceColumns_.size() < static_cast<size_t>(threads)) sliceColumns_.resize(static_cast<size_t>(threads));
     std::atomic<size_t> off{0};  // lanes off the path, counted per slice: none, and nothing is scanned after
     const int used = forChunks(threads, blocks, [&](size_t b, int worker) {
       const size_t from = b * slice;
       const int count = static_cast<int>(std::min<size_t>(slice, n - from));
       uint8_t* verdict = ok.data() + from;
+      auto& scratch = sliceColumns_[static_cast<size_t>(worker)];
       if (fn && !fn->guarded()) {  // no guards: every lane on the path, nothing to check
-        runCompiled(*fn, src, from, count, vdst, gdst, nullptr);
+        runCompiled(*fn, src, from, count, dst, nullptr, scratch);
         if (pick) std::memset(verdict, replay::kOnPath, static_cast<size_t>(count));
         return;
       }
       if (fn)
-        runCompiled(*fn, src, from, count, vdst, gdst, verdict);
+        runCompiled(*fn, src, from, count, dst, verdict, scratch);
       else
-        tr.runBlock(src, from, count, vdst, gdst, verdict, spaces_[static_cast<size_t>(worker)]);
+        tr.runBlock(src.param, src.stride, from, count, dst.value, dst.gradient, dst.stride, verdict,
+                    spaces_[static_cast<size_t>(worker)]);
       size_t bad = 0;
       for (int j = 0; j < count; ++j) bad += verdict[j] != replay::kOnPath;
       if (bad) off.fetch_add(bad, std::memory_order_relaxed);
@@ -447,7 +523,7 @@ class ReplayRun final : public PreparedRun {
   }
   // The lanes off the path; those on it that were gathered are scattered back into `out`.
   Left finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok, const std::vector<double>& value,
-                   const std::vector<std::vector<double>>& grad, LaneEvaluation& out, Tally& tally) {
+                   const std::vector<std::vector<double>>& grad, const LaneOut& out, Tally& tally) {
     Left left;
     for (size_t j = 0; j < n; ++j) {
       const size_t lane = pick ? pick[j] : j;
@@ -459,14 +535,15 @@ class ReplayRun final : public PreparedRun {
       ++tally.replayed;
       if (!pick) continue;
       out.value[lane] = value[j];
-      for (size_t k = 0; k < grad.size(); ++k) out.gradient[k][lane] = grad[k][j];
+      for (size_t k = 0; k < grad.size(); ++k) out.gradient[k][lane * out.stride] = grad[k][j];
     }
     tally.offPath += left.lanes.size();
     return left;
   }
-  // Lanes [from, from + n) through a compiled trace's lane loop.
-  void runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from, int n,
-                   std::vector<double>& value, std::vector<std::vector<double>>& gradient, uint8_t* ok) const {
+  // Lanes [from, from + n) through a compiled trace's lane loop, which reads and writes columns: strided lanes
+  // are gathered into `scratch` (one slice's, in cache) and their gradient scattered back.
+  void runCompiled(const replay::CompiledTrace& fn, const LaneIn& src, size_t from, int n, const LaneOut& dst,
+                   uint8_t* ok, std::vector<double>& scratch) const {
     // The pointer tables on the stack for the usual few parameters: a slice allocates nothing.
     constexpr size_t kFew = 16;
     std::array<const double*, kFew> pFew;
@@ -475,14 +552,30 @@ class ReplayRun final : public PreparedRun {
     std::vector<double*> gMany;
     const double** p = pFew.data();
     double** g = gFew.data();
-    if (src.size() > kFew) pMany.resize(src.size()), p = pMany.data();
-    if (gradient.size() > kFew) gMany.resize(gradient.size()), g = gMany.data();
-    for (size_t k = 0; k < src.size(); ++k) p[k] = src[k].data() + from;
-    for (size_t k = 0; k < gradient.size(); ++k) g[k] = gradient[k].data() + from;
-    fn.lanes(n, p, value.data() + from, opts_.gradient && !gradient.empty() ? g : nullptr, ok);
+    const size_t keys = dst.gradient ? dst.keys : 0, lanes = static_cast<size_t>(n);
+    if (src.count > kFew) pMany.resize(src.count), p = pMany.data();
+    if (keys > kFew) gMany.resize(keys), g = gMany.data();
+    const bool strided = src.stride != 1 || (keys && dst.stride != 1);
+    if (strided && scratch.size() < (src.count + keys) * lanes) scratch.resize((src.count + keys) * lanes);
+    for (size_t k = 0; k < src.count; ++k) {
+      if (!strided) {
+        p[k] = src.param[k] + from;
+        continue;
+      }
+      double* col = scratch.data() + k * lanes;
+      for (size_t l = 0; l < lanes; ++l) col[l] = src.at(k, from + l);
+      p[k] = col;
+    }
+    for (size_t k = 0; k < keys; ++k)
+      g[k] = strided ? scratch.data() + (src.count + k) * lanes : dst.gradient[k] + from;
+    fn.lanes(n, p, dst.value + from, opts_.gradient && keys ? g : nullptr, ok);
+    if (!strided) return;
+    for (size_t k = 0; k < keys; ++k)
+      for (size_t l = 0; l < lanes; ++l) dst.gradient[k][(from + l) * dst.stride] = g[k][l];
   }
-  std::deque<replay::Workspace> spaces_;  // the workers' buffers, kept between batches
-  std::vector<uint8_t> verdicts_;         // a slice's lanes: on the path (1) or not, kept between batches
+  std::deque<std::vector<double>> sliceColumns_;  // the workers' gathered slices (strided lanes, compiled), kept
+  std::deque<replay::Workspace> spaces_;          // the workers' buffers, kept between batches
+  std::vector<uint8_t> verdicts_;                 // a slice's lanes: on the path (1) or not, kept between batches
   int threadsUsed_ = 1;
 
   void count(Counters& c, const Tally& t, size_t lanes) const {
