@@ -1,8 +1,10 @@
 /* The C API's cost per call, for bench/python_api.py to set the Python client's figures against: one seed's
- * value and gradient (dmci_value_gradient) and B lanes (dmci_lanes) of `(* alpha (* x x))`, the best of 5 timed
- * loops each. Written in C, so it also shows that dmci.h is a C header.
+ * value and gradient (dmci_value_gradient) and B lanes (dmci_lanes) of `(* alpha (* x x))`, each the best of 5
+ * timed loops (CALLS seeds, or LANE_CALLS batches, default 50, per loop). Written in C, so it also shows that
+ * dmci.h is a C header.
  *
- *   capi_call ROUTE ENGINE CALLS LANES   ->   {"route", "engine", "value_gradient_ns", "lanes", "lanes_ms"}
+ *   capi_call ROUTE ENGINE CALLS LANES [LANE_CALLS]   ->   {"route", "engine", "value_gradient_ns", "lanes",
+ *                                                           "lanes_ms"}
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,15 +25,15 @@ static int failed(int32_t status, char* error) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: capi_call ROUTE ENGINE CALLS LANES\n");
+  if (argc != 5 && argc != 6) {
+    fprintf(stderr, "usage: capi_call ROUTE ENGINE CALLS LANES [LANE_CALLS]\n");
     return 2;
   }
   dmci_options o = {0};
   o.route = argv[1];
   o.engine = argv[2];
-  long calls = atol(argv[3]), lanes = atol(argv[4]);
-  if (calls < 1 || lanes < 1) return 2;
+  long calls = atol(argv[3]), lanes = atol(argv[4]), laneCalls = argc == 6 ? atol(argv[5]) : 50;
+  if (calls < 1 || lanes < 1 || laneCalls < 1) return 2;
   dmci_program* p = NULL;
   char* error = NULL;
   int32_t s = dmci_open_text("(* alpha (* x x))", "alpha_x2.scm", &o, &p, &error);
@@ -53,8 +55,9 @@ int main(int argc, char** argv) {
   double bestLanes = 1e30;
   for (int rep = 0; rep < 5; ++rep) {
     double t0 = now();
-    if ((s = dmci_lanes(p, lanes, in, values, grads, &error))) return failed(s, error);
-    double t = now() - t0;
+    for (long i = 0; i < laneCalls; ++i)
+      if ((s = dmci_lanes(p, lanes, in, values, grads, &error))) return failed(s, error);
+    double t = (now() - t0) / (double)laneCalls;
     if (t < bestLanes) bestLanes = t;
   }
   printf("{\"route\": \"%s\", \"engine\": \"%s\", \"value_gradient_ns\": %.1f, \"lanes\": %ld, \"lanes_ms\": %.3f}\n",

@@ -6,7 +6,8 @@
   - B = 65,536 lanes: Program.lanes (into out= buffers) vs dmci_lanes from C vs the C++ bench's figure for the same
     engine and route (replay_bench's BM_Replay/alpha_x2/<engine>/65536, through the engine seam).
 
-Each figure is the best of 5 timed loops. Run with Debian's python3 on a build tree:
+Each figure is the best of 5 timed loops, each loop's mean per call (the C++ bench: the best of 5 repetitions,
+each Google Benchmark's mean). Run with Debian's python3 on a build tree:
 
   /usr/bin/python3 bench/python_api.py --build build [--engine replay] [--route dmci] [--json out.json]
 """
@@ -35,6 +36,7 @@ def main():
     ap.add_argument("--route", default="dmci")
     ap.add_argument("--calls", type=int, default=200000)
     ap.add_argument("--lanes", type=int, default=65536)
+    ap.add_argument("--lane-calls", type=int, default=50, help="batches per timed loop")
     ap.add_argument("--cli-calls", type=int, default=20)
     ap.add_argument("--json")
     a = ap.parse_args()
@@ -47,8 +49,8 @@ def main():
     src = "(* alpha (* x x))"
     out = {"program": src, "engine": a.engine, "route": a.route, "lanes": a.lanes}
 
-    c = subprocess.run([os.path.join(build, "capi_call"), a.route, a.engine, str(a.calls), str(a.lanes)],
-                       capture_output=True, text=True, check=True)
+    c = subprocess.run([os.path.join(build, "capi_call"), a.route, a.engine, str(a.calls), str(a.lanes),
+                        str(a.lane_calls)], capture_output=True, text=True, check=True)
     cj = json.loads(c.stdout)
     out["c_value_gradient_ns"] = cj["value_gradient_ns"]
     out["c_lanes_ms"] = cj["lanes_ms"]
@@ -74,20 +76,23 @@ def main():
     P[:, 1] = -1.0 + 2.0 * np.arange(a.lanes) / a.lanes
     bufs = (np.empty(a.lanes), np.empty((a.lanes, 2)))
     prog.lanes(P, out=bufs)  # warm: the traces recorded
-    out["py_lanes_ms"] = best_of(5, lambda: prog.lanes(P, out=bufs)) * 1e3
+    def loop_lanes():
+        for _ in range(a.lane_calls):
+            prog.lanes(P, out=bufs)
+
+    out["py_lanes_ms"] = best_of(5, loop_lanes) / a.lane_calls * 1e3
     out["py_over_c_lanes"] = out["py_lanes_ms"] / out["c_lanes_ms"]
 
     bench = os.path.join(build, "replay_bench")
     if os.path.exists(bench):
         env = dict(os.environ, DMCI_REPLAY_ROUTE=a.route)
         r = subprocess.run([bench, "--benchmark_filter=^BM_Replay/alpha_x2/%s/%d/real_time$" % (a.engine, a.lanes),
-                            "--benchmark_format=json", "--benchmark_repetitions=5",
-                            "--benchmark_report_aggregates_only=true"], capture_output=True, text=True, env=env)
+                            "--benchmark_format=json", "--benchmark_repetitions=5"],
+                           capture_output=True, text=True, env=env)
         try:
-            rows = json.loads(r.stdout)["benchmarks"]
-            med = [b for b in rows if b.get("aggregate_name") == "median"][0]
-            scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[med["time_unit"]]
-            out["cpp_bench_lanes_ms"] = med["real_time"] * scale
+            rows = [b for b in json.loads(r.stdout)["benchmarks"] if b.get("run_type") == "iteration"]
+            scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[rows[0]["time_unit"]]
+            out["cpp_bench_lanes_ms"] = min(b["real_time"] for b in rows) * scale
             out["py_over_cpp_lanes"] = out["py_lanes_ms"] / out["cpp_bench_lanes_ms"]
         except (ValueError, KeyError, IndexError):
             out["cpp_bench_error"] = (r.stderr or r.stdout)[-300:]

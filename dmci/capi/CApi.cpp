@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
@@ -18,9 +19,10 @@
 #include "capi/dmci.h"
 #include "driver/Engine.h"
 #include "driver/Program.h"
+#include "engines/native/Evaluator.h"
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
-#include "support/ParallelLanes.h"
+#include "support/JsonNumber.h"
 #include "support/Plugin.h"
 #include "support/Split.h"
 
@@ -32,11 +34,11 @@ namespace {
 
 using namespace dmci;
 
-// One prepared run with the scratch its batches reuse (so that a warm loop of lanes calls allocates nothing).
+// One prepared run with the description of its batches' arrays (reused: a warm loop of lanes calls allocates
+// nothing).
 struct Slot {
   std::unique_ptr<PreparedRun> run;
-  std::vector<std::vector<double>> in;  // [param][lane]
-  LaneEvaluation out;
+  LaneArrays arrays;
 };
 
 // A failure on its way out of the library: a status and the message.
@@ -135,7 +137,10 @@ struct dmci_program {
   EvalOptions opts;
   PreparedProgram prepared;
   std::vector<std::string> names;
-  std::vector<size_t> wrtIndex;  // the parameter of each gradient entry (opts.wrt's order)
+  // A gradient's entries as the caller sees them: every parameter (0 for one not in wrt), then the literals'
+  // positions when wrt asks for them.
+  std::vector<std::string> gradientNames;
+  std::vector<size_t> wrtIndex;  // the caller's entry of each of the engine's gradient entries (its keys' order)
   std::mutex mu;
   std::vector<std::unique_ptr<Slot>> idle;
 
@@ -173,6 +178,31 @@ class Lease {
   std::unique_ptr<Slot> slot_;
 };
 
+// wrt as `dmci grad --wrt` reads it: parameter names, "literals" (every numeric literal), "all" (every parameter
+// and every literal); empty: every parameter.
+void setWrt(dmci_program& p, const std::string& wrt) {
+  auto add = [&](const std::string& w) {
+    if (std::find(p.names.begin(), p.names.end(), w) == p.names.end()) {
+      std::string known;
+      for (const auto& n : p.names) known += (known.empty() ? "" : ", ") + n;
+      usage("wrt '" + w + "' is not a parameter of " + p.name + " (parameters: " + (known.empty() ? "none" : known) +
+            "; or 'literals', 'all')");
+    }
+    if (std::find(p.opts.wrt.begin(), p.opts.wrt.end(), w) != p.opts.wrt.end()) usage("wrt '" + w + "' is named twice");
+    p.opts.wrt.push_back(w);
+  };
+  for (const auto& w : wrt.empty() ? p.names : cli::splitCommas(wrt)) {
+    if (w == "literals" || w == "all") {
+      if (p.opts.wrtLiterals) usage("wrt: 'literals' or 'all' is named twice");
+      p.opts.wrtLiterals = true;
+    }
+    if (w == "all")
+      for (const auto& n : p.names) add(n);
+    else if (w != "literals")
+      add(w);
+  }
+}
+
 dmci_program* open(Program program, std::string text, std::string name, const dmci_options* options) {
   findPluginsBesideLibrary();
   dmci_options o{};
@@ -183,35 +213,24 @@ dmci_program* open(Program program, std::string text, std::string name, const dm
   p->engine = take(engineNamed(p->engineName));
   if (auto why = p->engine->unsupported(p->opts)) usage(*why);
   p->names = p->program.freeParameters();
-  std::string wrt = o.wrt ? o.wrt : "";
-  for (const auto& w : wrt.empty() ? p->names : cli::splitCommas(wrt)) {
-    size_t k = 0;
-    while (k < p->names.size() && p->names[k] != w) ++k;
-    if (k == p->names.size()) {
-      std::string known;
-      for (const auto& n : p->names) known += (known.empty() ? "" : ", ") + n;
-      usage("wrt '" + w + "' is not a parameter of " + p->name + " (parameters: " + (known.empty() ? "none" : known) +
-            ")");
-    }
-    for (size_t j : p->wrtIndex)
-      if (j == k) usage("wrt '" + w + "' is named twice");
-    p->opts.wrt.push_back(w);
-    p->wrtIndex.push_back(k);
-  }
+  setWrt(*p, o.wrt ? o.wrt : "");
   p->prepared = take(prepareProgram(p->program, p->names, p->opts));
+  p->gradientNames = p->names;
+  for (size_t k = 0; k < p->opts.wrt.size(); ++k)
+    p->wrtIndex.push_back(
+        static_cast<size_t>(std::find(p->names.begin(), p->names.end(), p->opts.wrt[k]) - p->names.begin()));
+  if (p->opts.wrtLiterals) {  // the literals' keys, known once prepared: the native machine's, which every engine's
+    Evaluator probe(p->prepared, p->opts);  // gradient follows (wrt names, then literals in source order)
+    if (const Error* e = probe.setupError()) fail(*e);
+    auto keys = probe.gradientKeys();
+    for (size_t k = p->opts.wrt.size(); k < keys.size(); ++k) {
+      p->wrtIndex.push_back(p->gradientNames.size());
+      p->gradientNames.push_back(keys[k]);
+    }
+  }
   // One run prepared now, so that an engine's set-up error is the open's, not the first call's.
   p->idle.push_back(p->makeSlot());
   return p.release();
-}
-
-// The lanes [0, b) in blocks on the lane threads (the rows-to-columns copies of a large batch are memory-bound
-// work that would otherwise be a serial tail after the engine's parallel one).
-template <class F>
-void inBlocks(const dmci_program& p, size_t b, F&& body) {
-  constexpr size_t kBlock = 8192;
-  if (b <= kBlock) return body(size_t{0}, b);
-  forChunks(laneThreads(p.opts), (b + kBlock - 1) / kBlock,
-            [&](size_t c, int) { body(c * kBlock, std::min(b, (c + 1) * kBlock)); });
 }
 
 void needNumber(const dmci_program& p, bool isData, bool isTensor, const std::string& written) {
@@ -222,7 +241,7 @@ void needNumber(const dmci_program& p, bool isData, bool isTensor, const std::st
 }
 
 // A fit's settings from dmci.h's JSON (dmci fit's option names); anything else is a usage error.
-void readFitOptions(const std::string& text, fit::ModelSpec& spec, fit::FitSettings& settings) {
+void readFitOptions(const std::string& text, fit::ModelSpec& spec, fit::FitSettings& settings, std::string& dataName) {
   nlohmann::json o;
   try {
     o = nlohmann::json::parse(text);
@@ -254,9 +273,11 @@ void readFitOptions(const std::string& text, fit::ModelSpec& spec, fit::FitSetti
         for (const auto& [name, x] : v.items()) spec.binds.emplace_back(name, x.get<double>());
       } else if (key == "transform")
         spec.transforms = take(fit::parseTransforms(v.get<std::string>()));
+      else if (key == "data_name")
+        dataName = v.get<std::string>();
       else
         usage("fit options: unknown setting '" + key +
-              "' (optimizer, steps, restarts, seed, lr, loss, wrt, bind, transform)");
+              "' (optimizer, steps, restarts, seed, lr, loss, wrt, bind, transform, data_name)");
     }
   } catch (const nlohmann::json::exception& e) {
     usage(std::string("fit options: ") + e.what());
@@ -306,6 +327,15 @@ const char* dmci_param_name(const dmci_program* program, int64_t i) {
   return program->names[static_cast<size_t>(i)].c_str();
 }
 
+int64_t dmci_gradient_count(const dmci_program* program) {
+  return program ? static_cast<int64_t>(program->gradientNames.size()) : -1;
+}
+
+const char* dmci_gradient_name(const dmci_program* program, int64_t i) {
+  if (!program || i < 0 || static_cast<size_t>(i) >= program->gradientNames.size()) return nullptr;
+  return program->gradientNames[static_cast<size_t>(i)].c_str();
+}
+
 int32_t dmci_value_gradient(dmci_program* program, const double* params, double* value, double* grad, char** error) {
   return guarded(error, [&] {
     if (!program || !value || (!params && !program->names.empty()))
@@ -317,7 +347,7 @@ int32_t dmci_value_gradient(dmci_program* program, const double* params, double*
     if (ev.gradient.size() != program->wrtIndex.size()) usage("internal: the gradient has an entry per wrt name");
     *value = ev.value;
     if (!grad) return;
-    std::fill(grad, grad + program->names.size(), 0.0);
+    std::fill(grad, grad + program->gradientNames.size(), 0.0);
     for (size_t k = 0; k < ev.gradient.size(); ++k) grad[program->wrtIndex[k]] = ev.gradient[k].second;
   });
 }
@@ -328,32 +358,26 @@ int32_t dmci_lanes(dmci_program* program, int64_t lanes, const double* params, d
     if (!program || !values || (!params && !program->names.empty()))
       usage("dmci_lanes needs a handle, the parameters and somewhere to put the values");
     if (lanes < 1) usage("dmci_lanes: at least one lane");
-    const size_t p = program->names.size(), b = static_cast<size_t>(lanes);
+    const size_t p = program->names.size(), g = program->gradientNames.size(), b = static_cast<size_t>(lanes);
     Lease slot(*program);
-    slot->in.resize(p);
-    for (auto& col : slot->in) col.resize(b);
-    inBlocks(*program, b, [&](size_t from, size_t to) {
-      for (size_t k = 0; k < p; ++k) {
-        double* col = slot->in[k].data();
-        for (size_t l = from; l < to; ++l) col[l] = params[l * p + k];
-      }
-    });
-    LaneEvaluation& out = slot->out;
-    if (auto err = slot->run->runLanesInto(slot->in, lanes, out)) fail(*err);
-    needNumber(*program, false, out.isTensor, "");
-    if (out.value.size() != b || out.gradient.size() != program->wrtIndex.size())
-      usage("internal: the batch has a value per lane and a gradient row per wrt name");
-    inBlocks(*program, b, [&](size_t from, size_t to) {
-      std::copy(out.value.begin() + static_cast<std::ptrdiff_t>(from),
-                out.value.begin() + static_cast<std::ptrdiff_t>(to), values + from);
-      if (!grads) return;
-      if (program->wrtIndex.size() != p) std::fill(grads + from * p, grads + to * p, 0.0);
-      for (size_t k = 0; k < out.gradient.size(); ++k) {
-        const double* g = out.gradient[k].data();
-        const size_t j = program->wrtIndex[k];
-        for (size_t l = from; l < to; ++l) grads[l * p + j] = g[l];
-      }
-    });
+    // The caller's row-major arrays, read and written in place: parameter k of lane l at params[l * p + k],
+    // gradient entry j at grads[l * g + j].
+    LaneArrays& a = slot->arrays;
+    a.lanes = lanes;
+    a.param.resize(p);
+    for (size_t k = 0; k < p; ++k) a.param[k] = params + k;
+    a.paramStride = p;
+    a.gradientStride = g;
+    a.value = values;
+    a.gradient.clear();
+    if (grads)
+      for (size_t j : program->wrtIndex) a.gradient.push_back(grads + j);
+    if (auto err = slot->run->runLanesIn(a)) fail(*err);
+    needNumber(*program, false, a.isTensor, "");
+    if (!grads || program->wrtIndex.size() == g) return;
+    for (size_t j = 0; j < g; ++j)  // a parameter not in wrt: its gradient is 0
+      if (std::find(program->wrtIndex.begin(), program->wrtIndex.end(), j) == program->wrtIndex.end())
+        for (size_t l = 0; l < b; ++l) grads[l * g + j] = 0.0;
   });
 }
 
@@ -365,13 +389,16 @@ int32_t dmci_fit(dmci_program* program, int64_t columns, const char* const* name
     if (columns < 0 || rows < 0 || (columns > 0 && (!names || !data)))
       usage("dmci_fit: the columns' names and numbers");
     fit::DataTable table;
-    table.path = "<data>";
     for (int64_t c = 0; c < columns; ++c) {
       if (!names[c] || (!data[c] && rows > 0)) usage("dmci_fit: column " + std::to_string(c) + " is NULL");
       table.names.emplace_back(names[c]);
       table.columns.emplace_back(data[c], data[c] + rows);
     }
-    for (int64_t r = 0; r < rows; ++r) table.lines.push_back(static_cast<uint32_t>(r + 2));  // as a CSV's lines
+    // A row's place is its number (from 1), in the data named by "data_name" or, by default, by its columns.
+    for (int64_t r = 0; r < rows; ++r) table.lines.push_back(static_cast<uint32_t>(r + 1));
+    table.path = "<columns";
+    for (size_t c = 0; c < table.names.size(); ++c) table.path += (c ? ", " : " ") + table.names[c];
+    table.path += ">";
     fit::ModelSpec spec;
     spec.programPath = program->name;
     spec.programText = program->text;
@@ -387,11 +414,16 @@ int32_t dmci_fit(dmci_program* program, int64_t columns, const char* const* name
       usage("dmci_fit: data columns without a target (objective mode binds no columns here)");
     }
     fit::FitSettings settings;
-    readFitOptions(options_json ? options_json : "{}", spec, settings);
+    readFitOptions(options_json ? options_json : "{}", spec, settings, table.path);
+    for (size_t c = 0; c < table.columns.size(); ++c)  // as the CSV reader refuses a cell that is not finite
+      for (size_t r = 0; r < table.columns[c].size(); ++r)
+        if (!std::isfinite(table.columns[c][r]))
+          usage("dmci_fit: " + table.path + ": row " + std::to_string(r + 1) + " of column '" + table.names[c] +
+                "' is " + jsonNumber(table.columns[c][r]).get<std::string>() + ", not a finite number");
     auto model = take(fit::makeModel(spec));
     auto r = take(fit::runFit(*model, settings));
-    fit::FitInfo info{program->name,    target ? "<data>" : "", target ? target : "", settings.optimizer,
-                      spec.loss.name(), program->engineName,    settings.seed};
+    fit::FitInfo info{program->name,    target ? table.path : "", target ? target : "", settings.optimizer,
+                      spec.loss.name(), program->engineName,      settings.seed,        std::nullopt};
     *json_out = copyString(fit::resultJson(model->fitted(), r, info).dump());
     if (r.nonFinite) throw Failure{DMCI_ERR_PROGRAM, "fit: " + r.stop};
   });

@@ -25,8 +25,11 @@
 extern "C" {
 #endif
 
-/* The C API's version: bumped when a declaration here changes incompatibly. */
-#define DMCI_API_VERSION 1
+/* The C API's version. Versions only add: a library of version v serves a client written for any version <= v.
+ *   1: open, names, value_gradient, lanes, fit, free.
+ *   2: wrt takes "literals" and "all" (the gradient then has an entry per literal after the parameters:
+ *      dmci_gradient_count, dmci_gradient_name); dmci_fit's "data_name". */
+#define DMCI_API_VERSION 2
 
 enum dmci_status {
   DMCI_OK = 0,
@@ -40,7 +43,8 @@ enum dmci_status {
 typedef struct dmci_options {
   const char* route;  /* "direct", "dmci" (default), "dmci2", "lantern", "lantern-dmci" */
   const char* engine; /* "native", "replay" (default), "compiled", "tensor" */
-  const char* wrt;    /* comma-separated parameter names to differentiate; NULL or "": every parameter */
+  const char* wrt;    /* what to differentiate, comma-separated (as dmci grad --wrt): parameter names, "literals"
+                        (every numeric literal), "all" (every parameter and literal); NULL or "": every parameter */
   uint64_t max_steps; /* budgets; 0: the tool's defaults */
   uint64_t max_heap;
   double max_seconds;
@@ -64,21 +68,28 @@ int32_t dmci_open_file(const char* path, const dmci_options* options, dmci_progr
 int64_t dmci_param_count(const dmci_program* program);
 const char* dmci_param_name(const dmci_program* program, int64_t i);
 
-/* One seed: params[p] in; the value, and (grad not NULL) grad[p], the gradient by parameter (0 for a parameter
- * not in wrt). */
+/* A gradient's entries: g of them, the p parameters in their order (0 for one not in wrt), then, when wrt names
+ * "literals" or "all", the numeric literals by position in source order, each named "file:line:col" (as
+ * dmci grad --json names them). Without literals g = p. The names are owned by the handle. */
+int64_t dmci_gradient_count(const dmci_program* program);
+const char* dmci_gradient_name(const dmci_program* program, int64_t i);
+
+/* One seed: params[p] in; the value, and (grad not NULL) grad[g], the gradient by entry. */
 int32_t dmci_value_gradient(dmci_program* program, const double* params, double* value, double* grad, char** error);
 
 /* B lanes in one call: params[B*p] (lane b's parameters at params[b*p ...]) in, values[B] and (grads not NULL)
- * grads[B*p] out. The first failing lane's error is the call's, and the outputs are then unspecified. */
+ * grads[B*g] (lane b's gradient at grads[b*g ...]) out, all read and written in place (the replay and compiled
+ * engines copy nothing). The first failing lane's error is the call's, and the outputs are then unspecified. */
 int32_t dmci_lanes(dmci_program* program, int64_t lanes, const double* params, double* values, double* grads,
                    char** error);
 
 /* Fits the program to data: `columns` named columns of `rows` numbers each (column c at data[c][0 .. rows));
  * `target` names the column the program's value predicts (NULL: objective mode, the program's value is the
  * loss). `options_json` (NULL: "{}") holds dmci fit's settings by their option names: "optimizer", "steps",
- * "restarts", "seed", "lr", "loss", "wrt" (as --wrt), "bind" ({"name": start}) and "transform" (as --transform);
- * any other key is a usage error. On success *json_out is the object `dmci fit --json` prints (free it with
- * dmci_string_free); on a fit stopped by a NaN or infinite loss, it is still set, and the status is
+ * "restarts", "seed", "lr", "loss", "wrt" (as --wrt), "bind" ({"name": start}) and "transform" (as --transform),
+ * and "data_name", the data's name in error positions and the result (as --data names its file; default: the
+ * columns' names); any other key is a usage error. On success *json_out is the object `dmci fit --json` prints (free it
+ * with dmci_string_free); on a fit stopped by a NaN or infinite loss, it is still set, and the status is
  * DMCI_ERR_PROGRAM. */
 int32_t dmci_fit(dmci_program* program, int64_t columns, const char* const* names, const double* const* data,
                  int64_t rows, const char* target, const char* options_json, char** json_out, char** error);

@@ -37,6 +37,25 @@ Result<LaneEvaluation> Engine::evaluateLanes(const Program& p, const LaneBatch& 
   return (*run)->runLanes(batch.values, batch.count);
 }
 
+std::optional<Error> PreparedRun::runLanesIn(LaneArrays& a) {
+  if (a.lanes < 1 || !a.value) return Error{ErrorKind::Usage, "a batch needs one lane or more and its values", {}};
+  const size_t lanes = static_cast<size_t>(a.lanes);
+  columns_.resize(a.param.size());
+  for (size_t k = 0; k < a.param.size(); ++k) {
+    columns_[k].resize(lanes);
+    for (size_t l = 0; l < lanes; ++l) columns_[k][l] = a.param[k][l * a.paramStride];
+  }
+  if (auto e = runLanesInto(columns_, a.lanes, batch_)) return e;
+  if (!a.gradient.empty() && a.gradient.size() != batch_.gradient.size())
+    return Error{ErrorKind::Usage, "the batch has " + std::to_string(batch_.gradient.size()) + " gradient entries", {}};
+  std::copy(batch_.value.begin(), batch_.value.end(), a.value);
+  for (size_t k = 0; k < a.gradient.size(); ++k)
+    for (size_t l = 0; l < lanes; ++l) a.gradient[k][l * a.gradientStride] = batch_.gradient[k][l];
+  a.isTensor = batch_.isTensor;
+  a.counters = batch_.counters;
+  return std::nullopt;
+}
+
 int laneThreads(const EvalOptions& opts) {
   static const int hardware = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return opts.threads > 0 ? opts.threads : hardware;

@@ -29,6 +29,22 @@ namespace dmci {
 
 class Program;
 
+// B lanes in the caller's own memory (runLanesIn): an engine that reads and writes strided arrays itself copies
+// nothing. Parameter k of lane l is param[k][l * paramStride] (the engine's columns: stride 1; a row-major B x p
+// matrix: param[k] = base + k, stride p). Lane l's value goes to value[l], and its gradient entry k (the gradient
+// keys' order: opts.wrt's) to gradient[k][l * gradientStride]; with no gradient pointers none is written.
+struct LaneArrays {
+  int64_t lanes = 0;
+  std::vector<const double*> param;
+  size_t paramStride = 1;
+  double* value = nullptr;
+  std::vector<double*> gradient;
+  size_t gradientStride = 1;
+  // Out: whether every lane's value was a tensor (value[l] is then its entries' sum), and the engine's counts.
+  bool isTensor = false;
+  Counters counters;
+};
+
 // A program prepared on one engine for one set of parameter names; evaluated as often as wanted.
 class PreparedRun {
  public:
@@ -48,6 +64,14 @@ class PreparedRun {
     out = std::move(*r);
     return std::nullopt;
   }
+  // B lanes from and into the caller's arrays. The first failing lane's error is the batch's; the arrays are then
+  // unspecified. The default gathers the parameters into columns, runs runLanesInto and scatters the results
+  // (the replay and compiled engines read and write the arrays in place).
+  virtual std::optional<Error> runLanesIn(LaneArrays& a);
+
+ private:
+  std::vector<std::vector<double>> columns_;  // runLanesIn's default: the gathered parameters, kept between calls
+  LaneEvaluation batch_;                      // and its batch
 };
 
 class Engine {

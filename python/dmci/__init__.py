@@ -9,6 +9,9 @@ releases the GIL, and the library gives each concurrent call its own per-evaluat
     p = dmci.Program("(* alpha (* x x))")
     value, grad = p.value_and_grad([2.0, 3.0])       # p.names == ["alpha", "x"]
     values, grads = p.lanes(np.random.rand(1000, 2))  # B x p in, B values and B x p gradients out
+
+With wrt="literals" (or "all", or a list naming "literals") the gradient also has an entry per numeric literal
+of the program, after the parameters: p.gradient_names names them ("<text>:1:4").
 """
 
 import ctypes
@@ -83,6 +86,10 @@ _lib.dmci_param_count.argtypes = [_P]
 _lib.dmci_param_count.restype = ctypes.c_int64
 _lib.dmci_param_name.argtypes = [_P, ctypes.c_int64]
 _lib.dmci_param_name.restype = ctypes.c_char_p
+_lib.dmci_gradient_count.argtypes = [_P]
+_lib.dmci_gradient_count.restype = ctypes.c_int64
+_lib.dmci_gradient_name.argtypes = [_P, ctypes.c_int64]
+_lib.dmci_gradient_name.restype = ctypes.c_char_p
 _lib.dmci_value_gradient.argtypes = [_P, _P, _P, _P, _P]
 _lib.dmci_lanes.argtypes = [_P, ctypes.c_int64, _P, _P, _P, _P]
 _lib.dmci_fit.argtypes = [_P, ctypes.c_int64, _P, _P, ctypes.c_int64, ctypes.c_char_p, ctypes.c_char_p, _ERR, _ERR]
@@ -95,8 +102,10 @@ for _f in ("dmci_open_text", "dmci_open_file", "dmci_value_gradient", "dmci_lane
 _value_gradient = _lib.dmci_value_gradient
 _F64 = np.dtype(np.float64)
 
-if _lib.dmci_api_version() != 1:
-    raise ImportError("dmci: libdmci.so speaks C API version %d, this package version 1" % _lib.dmci_api_version())
+_API_VERSION = 2  # dmci.h's DMCI_API_VERSION this package is written for: a library of that version or later
+if _lib.dmci_api_version() < _API_VERSION:
+    raise ImportError("dmci: libdmci.so speaks C API version %d, this package needs %d or later"
+                      % (_lib.dmci_api_version(), _API_VERSION))
 
 
 def version():
@@ -151,13 +160,18 @@ class FitResult:
 class Program:
     """A program opened once: `src_or_path` is its text, or a path (an os.PathLike, or a string naming a file
     that exists or ending in .scm). route: direct, dmci, dmci2, lantern, lantern-dmci; engine: native, replay,
-    compiled, tensor. wrt: the parameter names differentiated (default: all; the others' gradients are 0)."""
+    compiled, tensor. wrt: what is differentiated, as `dmci grad --wrt`: parameter names, "literals" (every
+    numeric literal) or "all" (every parameter and literal), a list or a comma-separated string (default: every
+    parameter). The gradient has an entry per parameter (0 for one not in wrt), then, with literals, one per
+    literal's position: `gradient_names`."""
 
     def __init__(self, src_or_path, route="dmci", engine="replay", wrt=None, max_steps=0, max_heap=0,
                  max_seconds=0.0, threads=0):
         self._h = None
-        opts = _Options(route.encode(), engine.encode(), ",".join(wrt).encode() if wrt is not None else None,
-                        max_steps, max_heap, max_seconds, threads)
+        if wrt is not None and not isinstance(wrt, str):
+            wrt = ",".join(wrt)
+        opts = _Options(route.encode(), engine.encode(), wrt.encode() if wrt is not None else None, max_steps,
+                        max_heap, max_seconds, threads)
         h, err = ctypes.c_void_p(), ctypes.c_void_p()
         text = os.fspath(src_or_path)
         if isinstance(src_or_path, os.PathLike) or text.endswith(".scm") or os.path.isfile(text):
@@ -170,6 +184,9 @@ class Program:
         self.route, self.engine = route, engine
         self.names = [_lib.dmci_param_name(self._h, i).decode() for i in range(_lib.dmci_param_count(self._h))]
         self._p = len(self.names)
+        self.gradient_names = [_lib.dmci_gradient_name(self._h, i).decode()
+                               for i in range(_lib.dmci_gradient_count(self._h))]
+        self._g = len(self.gradient_names)
         self._local = threading.local()  # each thread's call buffers (see _buffers)
 
     def __del__(self):
@@ -192,17 +209,17 @@ class Program:
         than the call), and the last `out` array with its address."""
         b = self._local
         b.params, b.value = (ctypes.c_double * max(1, self._p))(), ctypes.c_double()
-        b.grad, b.err = (ctypes.c_double * max(1, self._p))(), ctypes.c_void_p()
+        b.grad, b.err = (ctypes.c_double * max(1, self._g))(), ctypes.c_void_p()
         b.params_view = np.frombuffer(b.params, dtype=np.float64, count=self._p)
-        b.grad_view = np.frombuffer(b.grad, dtype=np.float64, count=self._p)
+        b.grad_view = np.frombuffer(b.grad, dtype=np.float64, count=self._g)
         b.addresses = (ctypes.addressof(b.params), ctypes.addressof(b.value), ctypes.addressof(b.err))
         b.grad_address = ctypes.addressof(b.grad)
         b.out, b.out_address = None, 0
         return b
 
     def value_and_grad(self, params, out=None):
-        """The value and the gradient at one point: params has one number per name. The gradient goes into
-        `out` (float64, shape (p,)) when given; returns (value, gradient)."""
+        """The value and the gradient at one point: params has one number per name. The gradient (an entry per
+        gradient_names) goes into `out` (float64, shape (g,)) when given; returns (value, gradient)."""
         b = self._local
         if not hasattr(b, "addresses"):
             b = self._buffers()
@@ -211,10 +228,10 @@ class Program:
         b.params_view[:] = params
         if out is None:
             g = b.grad_address
-        elif out is b.out and out.shape == (self._p,) and out.dtype is _F64:  # as last time: its address known
+        elif out is b.out and out.shape == (self._g,) and out.dtype is _F64:  # as last time: its address known
             g = b.out_address
         else:
-            b.out, b.out_address = _buffer(out, (self._p,), "out"), out.ctypes.data
+            b.out, b.out_address = _buffer(out, (self._g,), "out"), out.ctypes.data
             g = b.out_address
         pa, va, ea = b.addresses
         status = _value_gradient(self._h, pa, va, g, ea)
@@ -224,7 +241,9 @@ class Program:
 
     def lanes(self, P, out=None):
         """B lanes at once: P is B x p (row b: lane b's parameters). A C-contiguous float64 array is read in
-        place, never copied. `out` = (values[B], grads[B x p]), float64, receives the result; returns them."""
+        place, never copied (nor is it in the library: the replay and compiled engines read the rows where they
+        lie and write the gradients into `out`'s rows). `out` = (values[B], grads[B x g]), float64, receives the
+        result; returns them."""
         P = np.asarray(P)
         if P.ndim != 2 or P.shape[1] != self._p:
             raise ValueError("P: shape (B, %d) (the parameters %s), got %s" % (self._p, self.names, P.shape))
@@ -234,12 +253,12 @@ class Program:
         if b < 1:
             raise ValueError("P: at least one lane")
         if out is None:
-            values, grads = np.empty(b), np.empty((b, self._p))
+            values, grads = np.empty(b), np.empty((b, self._g))
         else:
             if not isinstance(out, tuple) or len(out) != 2:
                 raise TypeError("out: a tuple (values, grads)")
             values = _buffer(out[0], (b,), "out[0] (values)")
-            grads = _buffer(out[1], (b, self._p), "out[1] (grads)")
+            grads = _buffer(out[1], (b, self._g), "out[1] (grads)")
         err = ctypes.c_void_p()
         status = _lib.dmci_lanes(self._h, b, P.ctypes.data, values.ctypes.data, grads.ctypes.data,
                                  ctypes.addressof(err))
@@ -250,7 +269,8 @@ class Program:
         """Fits the program to data: `data` maps column names to equal-length 1-D arrays (the columns bind the
         program's names per row), `target` names the column its value predicts; without them the program's
         value is the loss. Options are dmci fit's: optimizer, steps, restarts, seed, lr, loss, wrt, bind
-        ({name: start}), transform. Returns a FitResult."""
+        ({name: start}), transform, and data_name (the data's name in error messages; default: the columns').
+        Returns a FitResult."""
         data = data or {}
         names = list(data)
         cols = [np.ascontiguousarray(data[n], dtype=np.float64) for n in names]

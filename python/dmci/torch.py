@@ -23,6 +23,7 @@ class _Lanes(torch.autograd.Function):
     def forward(ctx, params, program):
         P = params.detach().to(device="cpu", dtype=torch.float64).contiguous().numpy()
         values, grads = program.lanes(P)
+        grads = grads[:, :P.shape[1]]  # the parameters' entries (a literal's, after them, has no input here)
         ctx.save_for_backward(torch.from_numpy(grads).to(device=params.device, dtype=params.dtype))
         return torch.from_numpy(values).to(device=params.device, dtype=params.dtype)
 

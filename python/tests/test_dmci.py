@@ -98,6 +98,47 @@ def test_wrt_leaves_the_others_zero():
     assert value == 18.0 and list(grad) == [0.0, 12.0]
 
 
+@pytest.mark.parametrize("route,engine", [("direct", "native"), ("dmci", "replay"), ("direct", "compiled"),
+                                          ("lantern", "native")])
+def test_literals_equal_the_tools_bit_for_bit(tool, source_dir, route, engine):
+    # wrt="all": every parameter, then every numeric literal by position, named and valued as `dmci grad` does.
+    path = os.path.join(source_dir, "corpus", "physics/kinetic_energy.scm")
+    prog = dmci.Program(path, route=route, engine=engine, wrt="all")
+    seed = {"m": 2.0, "v": 3.0}
+    status, out = tool_json(tool, ["grad", path, "--via", route, "--engine", engine, "--wrt", "all"]
+                            + ["--bind=%s=%r" % kv for kv in seed.items()])
+    assert status == "ok"
+    assert prog.gradient_names[:2] == prog.names and len(prog.gradient_names) > 2
+    assert prog.gradient_names == list(out["gradient"])
+    params = np.array([seed[n] for n in prog.names])
+    value, grad = prog.value_and_grad(params)
+    want = np.array([as_float(out["gradient"][n]) for n in prog.gradient_names])
+    assert value == as_float(out["value"])
+    np.testing.assert_array_equal(grad, want)
+    values, grads = prog.lanes(np.stack([params, params, params]))
+    assert grads.shape == (3, len(prog.gradient_names))
+    np.testing.assert_array_equal(grads, np.stack([want, want, want]))
+
+
+def test_literals_alone_leave_the_parameters_zero():
+    prog = dmci.Program("(* 2.5 (* x x))", route="direct", wrt="literals")
+    assert prog.names == ["x"] and prog.gradient_names == ["x", "<text>:1:4"]
+    value, grad = prog.value_and_grad([3.0])
+    assert value == 22.5 and list(grad) == [0.0, 9.0]
+    values, grads = prog.lanes(np.array([[1.0], [2.0]]), out=(np.empty(2), np.full((2, 2), 5.0)))
+    assert list(values) == [2.5, 10.0] and grads.tolist() == [[0.0, 1.0], [0.0, 4.0]]
+    with pytest.raises(ValueError):
+        prog.value_and_grad([3.0], out=np.empty(1))  # the gradient has 2 entries
+
+
+def test_wrt_as_a_string_or_a_list():
+    for wrt in ("x", ["x"], ("x",)):
+        prog = dmci.Program("(* alpha (* x x))", wrt=wrt)
+        assert prog.gradient_names == ["alpha", "x"] and list(prog.value_and_grad([2.0, 3.0])[1]) == [0.0, 12.0]
+    prog = dmci.Program("(* alpha (* x x))", wrt="x,alpha")
+    assert list(prog.value_and_grad([2.0, 3.0])[1]) == [9.0, 12.0]
+
+
 def test_lanes_write_into_out_without_copies():
     prog = dmci.Program("(* alpha (* x x))")
     P = np.random.default_rng(1).normal(size=(1000, 2))
@@ -198,6 +239,26 @@ def test_fit_json_is_the_tools(tool, tmp_path):
     assert fit.params == out["params"] and fit.loss == out["loss"]
 
 
+def test_fit_names_its_data():
+    # A row the program fails on is named by the data's name (data_name, else its columns) and its row number.
+    prog = dmci.Program("(if (< x 3) (* a x) (car x))", route="direct", engine="native")
+    x = np.arange(5.0)
+    for options, name in (({}, "<columns x, y>"), ({"data_name": "trial.npz"}, "trial.npz")):
+        with pytest.raises(dmci.Error) as e:
+            prog.fit(data={"x": x, "y": x}, target="y", bind={"a": 1.0}, **options)
+        assert "at row 4 of the data (%s:4)" % name in str(e.value) and "<text>:1:" in str(e.value), str(e.value)
+
+
+def test_fit_refuses_a_number_that_is_not_finite():
+    prog = dmci.Program("(* a x)", route="direct")
+    x = np.arange(5.0)
+    y = x.copy()
+    y[2] = np.nan
+    with pytest.raises(dmci.Error) as e:
+        prog.fit(data={"x": x, "y": y}, target="y", bind={"a": 1.0})
+    assert e.value.status == "usage" and "row 3 of column 'y' is nan" in str(e.value)
+
+
 # --- every error path ---
 
 def test_a_syntax_error_names_its_place():
@@ -241,6 +302,7 @@ def test_a_spent_budget():
     ({"engine": "warp"}, "no engine called 'warp'"),
     ({"wrt": ["beta"]}, "wrt 'beta' is not a parameter"),
     ({"wrt": ["x", "x"]}, "named twice"),
+    ({"wrt": "literals,all"}, "named twice"),
     ({"threads": -1}, "threads"),
 ])
 def test_bad_options_are_usage_errors(kwargs, words):

@@ -138,6 +138,21 @@ std::vector<std::pair<std::string, std::vector<int32_t>>> Evaluator::gradientLea
   return out;
 }
 
+std::vector<std::string> Evaluator::gradientKeys() const {
+  std::vector<std::string> keys;
+  if (!opts_.gradient) return keys;
+  if (!byLantern(opts_.route)) {
+    for (const auto& [key, slots] : gradientLeaves()) keys.push_back(key);
+    return keys;
+  }
+  keys = opts_.wrt;  // a lantern run's keys (finishLantern): the wrt names, then its literal leaves by position
+  if (!opts_.wrtLiterals) return keys;
+  std::vector<Literal> leaves;
+  for (const auto& pos : lanternLiterals_) leaves.push_back({0, pos, 0.0});
+  for (const auto& [key, at] : literalKeys(leaves)) keys.push_back(key);
+  return keys;
+}
+
 // A lantern run's result, (value adjoint ...): the parameters' adjoints, then the literals', summed by position.
 Evaluation Evaluator::finishLantern(const Value& out) {
   std::vector<Value> items;

@@ -33,6 +33,8 @@ class Evaluator {
   // The gradient's keys in Evaluation::gradient's order, each with the tape leaves whose adjoints it sums (a
   // wrt name: its parameter's leaf, or none; a literal key: every literal at that position). After one run.
   std::vector<std::pair<std::string, std::vector<int32_t>>> gradientLeaves() const;
+  // The gradient's keys in Evaluation::gradient's order, by every route, known once prepared (before any run).
+  std::vector<std::string> gradientKeys() const;
   const Error* setupError() const { return setup_ ? nullptr : &setupErr_; }
   size_t parameterCount() const { return params_.size(); }
   SrcPos valuePos() const { return valuePos_; }

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <type_traits>
 
 #include "prims/Faults.h"
 #include "prims/PrimTable.h"
@@ -360,42 +361,59 @@ bool Replayer::runOne(const double* params, double& value, double* gradient, Wor
   return true;
 }
 
-void Replayer::runBlock(const std::vector<std::vector<double>>& params, size_t from, int n, std::vector<double>& value,
-                        std::vector<std::vector<double>>& gradient, uint8_t* ok, Workspace& ws) const {
+namespace {
+
+// A block's gradient entry for the lanes on the path: the sum of its leaves' adjoints (0 with no leaves), into
+// dst[l * stride].
+template <class Stride>
+void sumLeaves(const double* adj, const std::vector<int32_t>& leaves, const uint8_t* ok, int n, double* dst,
+               Stride stride) {
+  for (int l = 0; l < n; ++l) {
+    if (ok[l] != kOnPath) continue;
+    double g = 0.0;
+    if (!leaves.empty()) {
+      g = adj[static_cast<size_t>(leaves[0]) * kBlock + static_cast<size_t>(l)];
+      for (size_t j = 1; j < leaves.size(); ++j)
+        g += adj[static_cast<size_t>(leaves[j]) * kBlock + static_cast<size_t>(l)];
+    }
+    dst[static_cast<size_t>(l) * stride] = g;
+  }
+}
+
+}  // namespace
+
+void Replayer::runBlock(const double* const* params, size_t paramStride, size_t from, int n, double* value,
+                        double* const* gradient, size_t gradientStride, uint8_t* ok, Workspace& ws) const {
   if (t_.hasTensorSteps()) {
     std::fill_n(ok, n, 0);
     return;
   }
   prepare(ws);
   double* v = ws.val.data();
-  for (int32_t p = 0; p < t_.params; ++p)
-    std::memcpy(v + static_cast<size_t>(row(p)) * kBlock, params[static_cast<size_t>(p)].data() + from,
-                static_cast<size_t>(n) * sizeof(double));
+  for (int32_t p = 0; p < t_.params; ++p) {
+    double* dst = v + static_cast<size_t>(row(p)) * kBlock;
+    const double* src = params[static_cast<size_t>(p)] + from * paramStride;
+    if (paramStride == 1)
+      std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(double));
+    else
+      for (int l = 0; l < n; ++l) dst[l] = src[static_cast<size_t>(l) * paramStride];
+  }
   std::fill_n(ok, n, 1);
   forward(v, kBlock, n, ok, ws);
   const double* out = v + static_cast<size_t>(row(t_.output)) * kBlock;
   for (int l = 0; l < n; ++l)
     if (ok[l] == kOnPath) value[from + static_cast<size_t>(l)] = isConst(t_.output) ? out[0] : out[l];
-  if (!wantGradient_) return;
+  if (!wantGradient_ || !gradient) return;
   double* adj = ws.adj.data();
   std::fill(ws.adj.begin(), ws.adj.end(), 0.0);
   if (!isConst(t_.output)) std::fill_n(adj + static_cast<size_t>(t_.output) * kBlock, n, 1.0);
   reverse(v, adj, kBlock, n);
   for (size_t k = 0; k < grad_.size(); ++k) {
-    const auto& leaves = grad_[k];
-    double* dst = gradient[k].data() + from;
-    if (leaves.empty()) {
-      for (int l = 0; l < n; ++l)
-        if (ok[l] == kOnPath) dst[l] = 0.0;
-      continue;
-    }
-    const double* first = adj + static_cast<size_t>(leaves[0]) * kBlock;
-    for (int l = 0; l < n; ++l) {
-      if (ok[l] != kOnPath) continue;
-      double g = first[l];
-      for (size_t j = 1; j < leaves.size(); ++j) g += adj[static_cast<size_t>(leaves[j]) * kBlock + l];
-      dst[l] = g;
-    }
+    double* dst = gradient[k] + from * gradientStride;
+    if (gradientStride == 1)  // the engine's own columns: a loop the compiler can keep tight
+      sumLeaves(adj, grad_[k], ok, n, dst, std::integral_constant<size_t, 1>{});
+    else
+      sumLeaves(adj, grad_[k], ok, n, dst, gradientStride);
   }
 }
 

@@ -57,10 +57,12 @@ class Replayer {
 
   // One lane: the parameters' values; writes the value and gradient. False when the lane is off the path.
   bool runOne(const double* params, double& value, double* gradient, Workspace& ws) const;
-  // Lanes [from, from + n), n <= kBlock: params[p][lane]; writes value[lane] and gradient[key][lane] of the lanes
-  // on the path, and ok[lane - from], the lane's verdict (kOnPath, or which guard it failed first).
-  void runBlock(const std::vector<std::vector<double>>& params, size_t from, int n, std::vector<double>& value,
-                std::vector<std::vector<double>>& gradient, uint8_t* ok, Workspace& ws) const;
+  // Lanes [from, from + n), n <= kBlock, read and written where they lie (strided: a row-major B x p matrix is
+  // read in place): parameter p of lane l at params[p][l * paramStride]; writes value[l] and
+  // gradient[key][l * gradientStride] of the lanes on the path (no gradient when `gradient` is null), and
+  // ok[l - from], the lane's verdict (kOnPath, or which guard it failed first).
+  void runBlock(const double* const* params, size_t paramStride, size_t from, int n, double* value,
+                double* const* gradient, size_t gradientStride, uint8_t* ok, Workspace& ws) const;
   void prepare(Workspace& ws) const;     // the block's buffers
   void prepareOne(Workspace& ws) const;  // the one lane's
 

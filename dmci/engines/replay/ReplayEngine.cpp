@@ -57,16 +57,10 @@ std::optional<Error> ReplayRun::runLanesInto(const std::vector<std::vector<doubl
   const auto t0 = Clock::now();
   Tally tally;
   threadsUsed_ = 1;
-  if (traces_.empty() && notReplayable_ == 0) {  // lane 0 records the first path
-    std::vector<double> seed0;
-    for (const auto& v : values) seed0.push_back(v[0]);
-    auto r = rerun(seed0, tally);
-    if (!r) {
-      Error e = r.error();
-      e.message = "lane 0: " + e.message;
-      return e;
-    }
-  }
+  inColumns_.clear();
+  for (const auto& v : values) inColumns_.push_back(v.data());
+  const LaneIn in{inColumns_.data(), values.size(), 1};
+  if (auto e = recordFirst(in, tally)) return e;
   if (traces_.empty()) {
     auto all = interpretAll(values, laneCount, tally);
     if (!all) return all.error();
@@ -74,23 +68,71 @@ std::optional<Error> ReplayRun::runLanesInto(const std::vector<std::vector<doubl
     return std::nullopt;
   }
   shape(out, lanes);
-  // The first trace takes every lane on its path. A lane it leaves goes on by the guard it failed first, down
-  // the tree the traces' guards make (route); those that find no trace there try every trace in turn; the
-  // lanes left then take the native machine, which records their paths while the cache has room.
-  auto first = replayLanes(0, values, nullptr, lanes, out, tally);
+  outColumns_.clear();
+  for (auto& g : out.gradient) outColumns_.push_back(g.data());
+  double* const* grad = outColumns_.empty() ? nullptr : outColumns_.data();
+  if (auto e = replayAll(in, lanes, {out.value.data(), grad, outColumns_.size(), 1}, tally)) return e;
+  finishCounters(out.counters, tally, lanes, t0);
+  return std::nullopt;
+}
+
+std::optional<Error> ReplayRun::runLanesIn(LaneArrays& a) {
+  if (loader_) return PreparedRun::runLanesIn(a);
+  if (a.param.size() != static_cast<size_t>(paramCount()))
+    return Error{ErrorKind::Usage, "expected " + std::to_string(paramCount()) + " parameter values", {}};
+  if (a.lanes < 1 || !a.value) return Error{ErrorKind::Usage, "a batch needs one lane or more and its values", {}};
+  const size_t lanes = static_cast<size_t>(a.lanes);
+  const auto t0 = Clock::now();
+  Tally tally;
+  threadsUsed_ = 1;
+  const LaneIn in{a.param.data(), a.param.size(), a.paramStride};
+  if (auto e = recordFirst(in, tally)) return e;
+  if (traces_.empty()) return PreparedRun::runLanesIn(a);
+  if (!a.gradient.empty() && (!opts_.gradient || a.gradient.size() != gradientKeys_.size()))
+    return Error{ErrorKind::Usage,
+                 "the batch has " + std::to_string(opts_.gradient ? gradientKeys_.size() : 0) + " gradient entries",
+                 {}};
+  double* const* grad = a.gradient.empty() ? nullptr : a.gradient.data();
+  if (auto e = replayAll(in, lanes, {a.value, grad, a.gradient.size(), a.gradientStride}, tally)) return e;
+  a.isTensor = false;
+  a.counters = {};
+  finishCounters(a.counters, tally, lanes, t0);
+  return std::nullopt;
+}
+
+std::optional<Error> ReplayRun::recordFirst(const LaneIn& in, Tally& tally) {
+  if (!traces_.empty() || notReplayable_ > 0) return std::nullopt;
+  std::vector<double> seed0(in.count);
+  for (size_t k = 0; k < in.count; ++k) seed0[k] = in.at(k, 0);
+  auto r = rerun(seed0, tally);
+  if (r) return std::nullopt;
+  Error e = r.error();
+  e.message = "lane 0: " + e.message;
+  return e;
+}
+
+void ReplayRun::finishCounters(Counters& c, const Tally& tally, size_t lanes, Clock::time_point t0) const {
+  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  count(c, tally, lanes);
+  c.add("threads", threadsUsed_);
+  c.add("seconds", seconds);
+}
+
+std::optional<Error> ReplayRun::replayAll(const LaneIn& in, size_t lanes, const LaneOut& out, Tally& tally) {
+  auto first = replayLanes(0, in, nullptr, lanes, out, tally);
   if (!first) return first.error();
-  auto routed = route(0, std::move(*first), values, out, tally);
+  auto routed = route(0, std::move(*first), in, out, tally);
   if (!routed) return routed.error();
   std::vector<size_t> todo = std::move(*routed);
   for (size_t k = 0; k < traces_.size() && !todo.empty(); ++k) {
-    auto left = replayLanes(k, values, todo.data(), todo.size(), out, tally);
+    auto left = replayLanes(k, in, todo.data(), todo.size(), out, tally);
     if (!left) return left.error();
     todo = std::move(left->lanes);
   }
-  std::vector<double> seed(values.size());
+  std::vector<double> seed(in.count);
   for (size_t next = 0; next < todo.size();) {
     const size_t lane = todo[next];
-    for (size_t p = 0; p < values.size(); ++p) seed[p] = values[p][lane];
+    for (size_t p = 0; p < in.count; ++p) seed[p] = in.at(p, lane);
     const size_t cached = traces_.size();
     auto r = rerun(seed, tally);
     if (!r) {
@@ -99,9 +141,9 @@ std::optional<Error> ReplayRun::runLanesInto(const std::vector<std::vector<doubl
       return e;
     }
     if (traces_.size() > cached) {  // a new path: its trace takes this lane and those like it
-      auto left = replayLanes(traces_.size() - 1, values, todo.data() + next, todo.size() - next, out, tally);
+      auto left = replayLanes(traces_.size() - 1, in, todo.data() + next, todo.size() - next, out, tally);
       if (!left) return left.error();
-      auto rest = route(traces_.size() - 1, std::move(*left), values, out, tally);
+      auto rest = route(traces_.size() - 1, std::move(*left), in, out, tally);
       if (!rest) return rest.error();
       todo = std::move(*rest);
       next = 0;
@@ -111,14 +153,11 @@ std::optional<Error> ReplayRun::runLanesInto(const std::vector<std::vector<doubl
     // No trace for this lane (the cache is full): interpreted.
     ++tally.interpreted;
     out.value[lane] = r->value;
-    for (size_t k = 0; k < out.gradient.size(); ++k)
-      out.gradient[k][lane] = k < r->gradient.size() ? r->gradient[k].second : 0.0;
+    if (out.gradient)
+      for (size_t k = 0; k < out.keys; ++k)
+        out.gradient[k][lane * out.stride] = k < r->gradient.size() ? r->gradient[k].second : 0.0;
     ++next;
   }
-  const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  count(out.counters, tally, lanes);
-  out.counters.add("threads", threadsUsed_);
-  out.counters.add("seconds", seconds);
   return std::nullopt;
 }
 
@@ -215,8 +254,7 @@ Result<Evaluation> ReplayRun::runOneLane(const std::vector<double>& values) {
   return r->lane(0);
 }
 
-Result<std::vector<size_t>> ReplayRun::route(size_t k, Left left, const std::vector<std::vector<double>>& values,
-                                             LaneEvaluation& out, Tally& tally) {
+Result<std::vector<size_t>> ReplayRun::route(size_t k, Left left, const LaneIn& in, const LaneOut& out, Tally& tally) {
   struct Group {
     size_t trace;
     int guard;
@@ -238,7 +276,7 @@ Result<std::vector<size_t>> ReplayRun::route(size_t k, Left left, const std::vec
       unrouted.insert(unrouted.end(), g.lanes.begin(), g.lanes.end());
       continue;
     }
-    auto l = replayLanes(static_cast<size_t>(j), values, g.lanes.data(), g.lanes.size(), out, tally);
+    auto l = replayLanes(static_cast<size_t>(j), in, g.lanes.data(), g.lanes.size(), out, tally);
     if (!l) return l.error();
     // Only a failure past guard g goes on down the tree: each step then goes deeper, so routing ends.
     Left deeper;

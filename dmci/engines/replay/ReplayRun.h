@@ -3,6 +3,7 @@
 // and routes lanes between the cached traces; ReplayBackends.cpp runs lanes on one trace by its back-end (the
 // compiled function, a batch machine's loaded trace, or the block replayer).
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -25,6 +26,24 @@ struct Tally {
   uint64_t replayed = 0, recorded = 0, interpreted = 0, offPath = 0;
 };
 
+// The lanes' parameters where they lie: parameter k of lane l at param[k][l * stride] (the engine's columns, the
+// caller's rows, or the lanes gathered for another trace).
+struct LaneIn {
+  const double* const* param;
+  size_t count;  // parameters
+  size_t stride;
+  double at(size_t k, size_t lane) const { return param[k][lane * stride]; }
+};
+
+// Where the lanes' results go: lane l's value at value[l], its gradient entry k at gradient[k][l * stride] (no
+// gradient: null).
+struct LaneOut {
+  double* value;
+  double* const* gradient;
+  size_t keys;
+  size_t stride;
+};
+
 class ReplayRun final : public PreparedRun {
  public:
   ReplayRun(const PreparedProgram& p, const EvalOptions& opts, bool compiled, replay::BatchLoader loader = {})
@@ -38,6 +57,11 @@ class ReplayRun final : public PreparedRun {
   // Every lane of `out` is written: by a trace's replay, or by the native machine (its value and gradient).
   std::optional<Error> runLanesInto(const std::vector<std::vector<double>>& values, int64_t laneCount,
                                     LaneEvaluation& out) override;
+
+  // The caller's arrays read and written in place, strided as they are (the C API's row-major B x p). The batch
+  // machine reads columns, and a program no trace runs goes to the native engine: both through the default's
+  // copies.
+  std::optional<Error> runLanesIn(LaneArrays& a) override;
 
  private:
   PreparedProgram prepared_;
@@ -64,6 +88,17 @@ class ReplayRun final : public PreparedRun {
     return o;
   }
   int32_t paramCount() const { return static_cast<int32_t>(native_.parameterCount()); }
+  std::vector<const double*> inColumns_;  // runLanesInto's columns as a LaneIn, kept between batches
+  std::vector<double*> outColumns_;
+
+  // Lane 0 records the first path, when nothing is recorded yet.
+  std::optional<Error> recordFirst(const LaneIn& in, Tally& tally);
+  void finishCounters(Counters& c, const Tally& tally, size_t lanes, std::chrono::steady_clock::time_point t0) const;
+  // Every lane through the traces. The first trace takes every lane on its path. A lane it leaves goes on by the
+  // guard it failed first, down the tree the traces' guards make (route); those that find no trace there try
+  // every trace in turn; the lanes left then take the native machine, which records their paths while the cache
+  // has room.
+  std::optional<Error> replayAll(const LaneIn& in, size_t lanes, const LaneOut& out, Tally& tally);
 
   // No path replayable (a tensor program, say): the native engine's lanes, on all cores.
   Result<LaneEvaluation> interpretAll(const std::vector<std::vector<double>>& values, int64_t laneCount, Tally& tally);
@@ -94,8 +129,7 @@ class ReplayRun final : public PreparedRun {
   // a trace that agrees with trace k on every guard before g and tests g with the other outcome (nextTrace),
   // and so on; each step passes a later guard, so a lane takes at most one trace per level of the tree rather
   // than every trace in turn. Returns the lanes no trace took this way.
-  Result<std::vector<size_t>> route(size_t k, Left left, const std::vector<std::vector<double>>& values,
-                                    LaneEvaluation& out, Tally& tally);
+  Result<std::vector<size_t>> route(size_t k, Left left, const LaneIn& in, const LaneOut& out, Tally& tally);
 
   // The trace for a lane that failed trace k first at guard g: the first that makes every test before g with
   // trace k's outcome and the same test at g with another; -1 when there is none or g is unknown.
@@ -109,16 +143,18 @@ class ReplayRun final : public PreparedRun {
 
   // Replays lanes on one trace, in blocks on all cores: lanes [0, n) when `pick` is null, else pick[0..n) (the
   // lanes another path left, gathered). Returns the lanes off this trace's path.
-  Result<Left> replayLanes(size_t index, const std::vector<std::vector<double>>& values, const size_t* pick, size_t n,
-                           LaneEvaluation& out, Tally& tally);
+  Result<Left> replayLanes(size_t index, const LaneIn& in, const size_t* pick, size_t n, const LaneOut& out,
+                           Tally& tally);
   // The lanes off the path; those on it that were gathered are scattered back into `out`.
   Left finishLanes(const size_t* pick, size_t n, const std::vector<uint8_t>& ok, const std::vector<double>& value,
-                   const std::vector<std::vector<double>>& grad, LaneEvaluation& out, Tally& tally);
-  // Lanes [from, from + n) through a compiled trace's lane loop.
-  void runCompiled(const replay::CompiledTrace& fn, const std::vector<std::vector<double>>& src, size_t from, int n,
-                   std::vector<double>& value, std::vector<std::vector<double>>& gradient, uint8_t* ok) const;
-  std::deque<replay::Workspace> spaces_;  // the workers' buffers, kept between batches
-  std::vector<uint8_t> verdicts_;         // a slice's lanes: on the path (1) or not, kept between batches
+                   const std::vector<std::vector<double>>& grad, const LaneOut& out, Tally& tally);
+  // Lanes [from, from + n) through a compiled trace's lane loop, which reads and writes columns: strided lanes
+  // are gathered into `scratch` (one slice's, in cache) and their gradient scattered back.
+  void runCompiled(const replay::CompiledTrace& fn, const LaneIn& src, size_t from, int n, const LaneOut& dst,
+                   uint8_t* ok, std::vector<double>& scratch) const;
+  std::deque<std::vector<double>> sliceColumns_;  // the workers' gathered slices (strided lanes, compiled), kept
+  std::deque<replay::Workspace> spaces_;          // the workers' buffers, kept between batches
+  std::vector<uint8_t> verdicts_;                 // a slice's lanes: on the path (1) or not, kept between batches
   int threadsUsed_ = 1;
 
   // The counters of a run or batch: the cache's size and what the lanes took.

@@ -219,6 +219,84 @@ TEST(CompiledEngine, AKeptBatchEqualsAFreshOne) {
   ::unsetenv("DMCI_CACHE_DIR");
 }
 
+// The caller's row-major arrays read and written in place (runLanesIn, the C API's lanes): on every linked engine
+// they equal the engine's own columns bit for bit, with lanes on several paths, a gradient for some of the
+// entries only, or none; and nothing is written between a lane's entries (the padding of a wider row keeps its
+// sentinel).
+TEST(CompiledEngine, StridedLanesEqualColumns) {
+  const std::string dir =
+      (std::filesystem::temp_directory_path() / ("dmci-strided-" + std::to_string(::getpid()))).string();
+  ::setenv("DMCI_CACHE_DIR", dir.c_str(), 1);
+  auto prog = Program::fromText("(if (< x 1) (* a x (exp x)) (if (< x 2) (sin (* a x)) (- (* a a) (/ 1 x))))", "s.scm");
+  ASSERT_TRUE(prog);
+  EvalOptions o;
+  o.wrt = {"x", "a"};  // not the parameters' order: the gradient's entries go where the caller says
+  const size_t b = 3000, row = 3, sentinel = 2;  // a row of 3: a, x and a sentinel
+  std::vector<double> params(b * row, -7.0);
+  std::vector<std::vector<double>> columns(2, std::vector<double>(b));
+  for (size_t l = 0; l < b; ++l) {
+    columns[0][l] = params[l * row] = 0.5 + 0.001 * static_cast<double>(l % 17);
+    columns[1][l] = params[l * row + 1] = -1.0 + 4.0 * static_cast<double>(l) / b;  // three paths, interleaved
+    if (l % 3 == 1) columns[1][l] = params[l * row + 1] = 1.5;
+  }
+  auto native = nativeEngine().prepare(*prog, {"a", "x"}, o);
+  ASSERT_TRUE(native);
+  auto expected = (*native)->runLanes(columns, static_cast<int64_t>(b));
+  ASSERT_TRUE(expected) << expected.error().str();
+  for (const char* name : {"native", "replay", "compiled"}) {
+    auto run = (*engineNamed(name))->prepare(*prog, {"a", "x"}, o);
+    ASSERT_TRUE(run) << run.error().str();
+    for (int pass = 0; pass < 2; ++pass) {  // the first records the paths, the second replays them all
+      std::vector<double> values(b, -7.0), grads(b * row, -7.0);
+      LaneArrays a;
+      a.lanes = static_cast<int64_t>(b);
+      a.param = {params.data(), params.data() + 1};
+      a.paramStride = a.gradientStride = row;
+      a.value = values.data();
+      a.gradient = {grads.data() + 1, grads.data()};  // x's entry in the second column, a's in the first
+      ASSERT_FALSE((*run)->runLanesIn(a)) << name;
+      for (size_t l = 0; l < b; ++l) {
+        ASSERT_EQ(hexOf(values[l]), hexOf(expected->value[l])) << name << " " << l;
+        ASSERT_EQ(hexOf(grads[l * row + 1]), hexOf(expected->gradient[0][l])) << name << " " << l;
+        ASSERT_EQ(hexOf(grads[l * row]), hexOf(expected->gradient[1][l])) << name << " " << l;
+        ASSERT_EQ(grads[l * row + sentinel], -7.0) << name << " " << l;
+      }
+      std::fill(values.begin(), values.end(), -7.0);
+      a.gradient.clear();  // the values only: no gradient written
+      std::fill(grads.begin(), grads.end(), -7.0);
+      ASSERT_FALSE((*run)->runLanesIn(a)) << name;
+      for (size_t l = 0; l < b; ++l) ASSERT_EQ(hexOf(values[l]), hexOf(expected->value[l])) << name << " " << l;
+      EXPECT_TRUE(std::all_of(grads.begin(), grads.end(), [](double g) { return g == -7.0; })) << name;
+    }
+  }
+  std::filesystem::remove_all(dir);
+  ::unsetenv("DMCI_CACHE_DIR");
+}
+
+// A batch whose gradient pointers do not match the engine's gradient entries is a usage error, not a write past
+// the caller's arrays.
+TEST(CompiledEngine, StridedLanesCheckTheGradientEntries) {
+  auto prog = Program::fromText("(* a x)", "w.scm");
+  ASSERT_TRUE(prog);
+  EvalOptions o;
+  o.wrt = {"a", "x"};
+  for (const char* name : {"native", "replay"}) {
+    auto run = (*engineNamed(name))->prepare(*prog, {"a", "x"}, o);
+    ASSERT_TRUE(run);
+    std::vector<double> params = {1.0, 2.0}, values(1), grads(2);
+    LaneArrays a;
+    a.lanes = 1;
+    a.param = {params.data(), params.data() + 1};
+    a.paramStride = a.gradientStride = 2;
+    a.value = values.data();
+    a.gradient = {grads.data()};
+    auto e = (*run)->runLanesIn(a);
+    ASSERT_TRUE(e) << name;
+    EXPECT_EQ(e->kind, ErrorKind::Usage) << name;
+    EXPECT_NE(e->message.find("2 gradient entries"), std::string::npos) << e->message;
+  }
+}
+
 // Without a C++ compiler the compiled engine says so, as a usage error, and runs nothing.
 TEST(CompiledEngine, AMissingCompilerIsAClearError) {
   const std::string dir =
