@@ -238,11 +238,16 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
         if (batch.params[k] == w) perturbed.push_back(k);
     std::vector<double> theta;
     for (const auto& v : seed) theta.push_back(v.value);
-    opts.gradient = false;  // the estimators need the runs' values only
     std::vector<std::string> names;
     for (const auto& v : seed) names.push_back(v.name);
-    auto run = engine.prepare(program, names, opts);
+    smooth::SiStats st;
+    auto run = smooth::prepareMc(engine, program, names, opts.wrt, s, opts, &st);
     if (!run) return reportError(run.error(), a.json);
+    if (s.estimator == smooth::Estimator::Dgo) {
+      info["bandwidth"] = jsonNumber(smooth::dgoBandwidth(s));
+      info["smoothed_comparisons"] = st.smoothed;
+      info["crisp_comparisons"] = st.crisp;
+    }
     auto est = smooth::mcGradient(**run, theta, perturbed, s);
     if (!est) return reportError(est.error(), a.json);
     info["runs"] = est->runs;
@@ -366,9 +371,10 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
         ->check(CLI::IsMember({"si", "mc"}))
         ->capture_default_str();
     cmd->add_option("--estimator", a->estimator,
-                    "mc: pgo (randomised finite differences in antithetic pairs) or reinforce (score function with a "
-                    "leave-one-out baseline); each estimate comes with its standard error")
-        ->check(CLI::IsMember({"pgo", "reinforce"}))
+                    "mc: pgo (randomised finite differences in antithetic pairs), reinforce (score function with a "
+                    "leave-one-out baseline) or dgo (the runs' AD gradients plus a kernel density estimate of each "
+                    "branch condition at 0 times its gradient and the jump); each with its standard error")
+        ->check(CLI::IsMember({"pgo", "reinforce", "dgo"}))
         ->capture_default_str();
     cmd->add_option("--samples", a->smooth.samples, "mc: program runs, made as lanes of one batch")
         ->capture_default_str();
@@ -376,6 +382,9 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
         ->capture_default_str();
     cmd->add_option("--smooth-min-weight", a->smooth.minWeight,
                     "si: an arm whose probability is below this is not run (so recursion on a smoothed test ends)")
+        ->capture_default_str();
+    cmd->add_option("--smooth-bandwidth", a->smooth.bandwidth,
+                    "mc dgo: the kernel's width on the branch conditions (0: Silverman's rule 1.06 SIGMA N^-1/5)")
         ->capture_default_str();
   }
   cmd->add_flag("--json", a->json,
@@ -390,7 +399,8 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     if (!*cmd) return -1;
     if (a->gradient && !a->trace) {
       a->smoothGiven = cmd->count("--smooth") > 0;
-      for (const char* o : {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight"})
+      for (const char* o :
+           {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight", "--smooth-bandwidth"})
         if (!a->smoothGiven && cmd->count(o) > 0) a->smoothOptionAlone = o;
     }
     return runCommand(*a);

@@ -80,6 +80,12 @@ TEST_F(SmoothCli, McPrintsEachEstimateWithItsStandardError) {
   auto rf = grad("--smooth 0.5 --smooth-mode mc --estimator reinforce --samples 1000 --seed 3");
   EXPECT_LT(std::fabs(rf["gradient"]["x"].get<double>() + 0.7978845608028654),
             3 * rf["gradient_error"]["x"].get<double>());
+  auto dgo = grad("--smooth 0.5 --smooth-mode mc --estimator dgo --samples 1000 --seed 3");
+  EXPECT_EQ(dgo, grad("--smooth 0.5 --smooth-mode mc --estimator dgo --samples 1000 --seed 3 --via dmci"));
+  EXPECT_EQ(dgo["smooth"]["estimator"], "dgo");
+  EXPECT_EQ(dgo["smooth"]["smoothed_comparisons"], 1);
+  EXPECT_LT(std::fabs(dgo["gradient"]["x"].get<double>() + 0.7978845608028654),
+            3 * dgo["gradient_error"]["x"].get<double>());
   Outcome text = dmci("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --samples 100");
   EXPECT_NE(text.out.find("d/d x = "), std::string::npos);
   EXPECT_NE(text.out.find(" +/- "), std::string::npos) << text.out;
@@ -95,6 +101,9 @@ TEST_F(SmoothCli, BadSettingsAreRefused) {
   expectRefused("grad step.scm --bind x=0 --smooth 0.5 --wrt literals", "named parameters");
   expectRefused("grad step.scm --bind 'x=linspace(0,1,3)' --smooth 0.5", "one point");
   expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode gauss", "gauss");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --estimator dgo --smooth-bandwidth -1",
+                "--smooth-bandwidth");
+  expectRefused("grad step.scm --bind x=0 --smooth-bandwidth 0.1", "--smooth-bandwidth needs --smooth");
   write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
   write("d.csv", "x,y\n0.5,1\n1.5,0.75\n");
   expectRefused("fit thr.scm --data d.csv --target y --bind alpha=0.5 --smooth 0", "positive");

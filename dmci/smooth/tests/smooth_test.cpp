@@ -1,5 +1,6 @@
 // The smoothed gradients (smooth/Smooth.h) against analytic answers: the Heaviside step's smoothed derivative
-// -phi(x/s)/s by smooth interpretation (to 1e-9) and by the Monte Carlo estimators (within 3 standard errors), the
+// -phi(x/s)/s by smooth interpretation (to 1e-9) and by the Monte Carlo estimators pgo, reinforce and dgo (within 3
+// standard errors), dgo's pathwise and branch terms apart, the
 // same numbers by both routes and on the native and replay engines, and the checks that catch a wrong width.
 #include "smooth/Smooth.h"
 
@@ -47,10 +48,9 @@ Estimate mcRun(const std::string& src, double x, SmoothSettings s, Route route =
   Program p = parse(src);
   EvalOptions o;
   o.route = route;
-  o.gradient = false;
   auto e = engineNamed(engine);
   EXPECT_TRUE(e);
-  auto run = (*e)->prepare(p, {"x"}, o);
+  auto run = prepareMc(**e, p, {"x"}, {"x"}, s, o);
   EXPECT_TRUE(run) << (run ? "" : run.error().message);
   auto est = mcGradient(**run, {x}, {0}, s);
   EXPECT_TRUE(est) << (est ? "" : est.error().message);
@@ -149,11 +149,11 @@ TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
   EXPECT_FALSE(endless);
 }
 
-// pgo and reinforce at 1,000 samples: within 3 standard errors of -phi(0)/s; an estimate made with a wrong width
-// is not, so the check can fail.
+// pgo, reinforce and dgo at 1,000 samples: within 3 standard errors of -phi(0)/s; an estimate made with a wrong
+// width is not, so the check can fail.
 TEST(SmoothMc, HeavisideEstimatesLieWithinThreeStandardErrors) {
   const double truth = -phi(0) / 0.5;
-  for (Estimator est : {Estimator::Pgo, Estimator::Reinforce}) {
+  for (Estimator est : {Estimator::Pgo, Estimator::Reinforce, Estimator::Dgo}) {
     SmoothSettings s;
     s.mode = Mode::Mc;
     s.estimator = est;
@@ -175,21 +175,47 @@ TEST(SmoothMc, HeavisideEstimatesLieWithinThreeStandardErrors) {
 
 TEST(SmoothMc, TheSameSeedGivesTheSameNumbersOnEveryRouteAndEngine) {
   const std::string src = "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* x (f 0))";
+  for (Estimator est : {Estimator::Pgo, Estimator::Dgo}) {
+    SmoothSettings s;
+    s.mode = Mode::Mc;
+    s.estimator = est;
+    s.sigma = 0.3;
+    s.samples = 200;
+    s.seed = 11;
+    Estimate ref = mcRun(src, 1.7, s);
+    for (Route r : {Route::Direct, Route::Dmci})
+      for (const char* engine : {"native", "replay"}) {
+        Estimate e = mcRun(src, 1.7, s, r, engine);
+        EXPECT_EQ(e.value, ref.value) << routeName(r) << " " << engine << " " << estimatorName(est);
+        EXPECT_EQ(e.gradient, ref.gradient) << routeName(r) << " " << engine << " " << estimatorName(est);
+        EXPECT_EQ(e.gradientError, ref.gradientError) << routeName(r) << " " << engine << " " << estimatorName(est);
+      }
+    s.seed = 12;
+    EXPECT_NE(mcRun(src, 1.7, s).gradient, ref.gradient);  // another seed, other draws
+  }
+}
+
+// dgo = the perturbed runs' AD gradients + the branch term. On a program with no branch on x the branch term is
+// absent and dgo is the mean of the runs' exact gradients: for x^3, 3 E[(x + s u)^2] = 3 (x^2 + s^2). On the step
+// the runs' AD gradients are all 0, so the whole answer is the branch term: the kernel estimate at 0 of the
+// condition x + s u times its gradient 1 and the jump 1, whose mean over u is -phi(0)/sqrt(s^2 + h^2).
+TEST(SmoothMc, DgoIsThePathwiseGradientPlusTheBranchTerm) {
   SmoothSettings s;
   s.mode = Mode::Mc;
-  s.sigma = 0.3;
-  s.samples = 200;
-  s.seed = 11;
-  Estimate ref = mcRun(src, 1.7, s);
-  for (Route r : {Route::Direct, Route::Dmci})
-    for (const char* engine : {"native", "replay"}) {
-      Estimate e = mcRun(src, 1.7, s, r, engine);
-      EXPECT_EQ(e.value, ref.value) << routeName(r) << " " << engine;
-      EXPECT_EQ(e.gradient, ref.gradient) << routeName(r) << " " << engine;
-      EXPECT_EQ(e.gradientError, ref.gradientError) << routeName(r) << " " << engine;
-    }
-  s.seed = 12;
-  EXPECT_NE(mcRun(src, 1.7, s).gradient, ref.gradient);  // another seed, other draws
+  s.estimator = Estimator::Dgo;
+  s.sigma = 0.5;
+  s.samples = 4000;
+  s.seed = 5;
+  Estimate cube = mcRun("(* x x x)", 1.0, s);
+  EXPECT_LT(std::fabs(cube.gradient[0] - 3 * (1 + 0.25)), 3 * cube.gradientError[0]);
+  s.bandwidth = 0.4;  // wide enough that the kernel's own smoothing shows: the answer for width 0.5 is 4 errors away
+  Estimate step = mcRun(kHeaviside, 0, s);
+  const double widened = -phi(0) / std::sqrt(0.25 + 0.16);
+  EXPECT_LT(std::fabs(step.gradient[0] - widened), 3 * step.gradientError[0]);
+  EXPECT_GT(std::fabs(step.gradient[0] + phi(0) / 0.5), 3 * step.gradientError[0]);
+  EXPECT_DOUBLE_EQ(dgoBandwidth(s), 0.4);
+  s.bandwidth = 0;
+  EXPECT_DOUBLE_EQ(dgoBandwidth(s), 1.06 * 0.5 * std::pow(4000.0, -0.2));
 }
 
 TEST(SmoothSettingsCheck, BadSettingsAreRefusedWithTheReason) {
@@ -213,6 +239,14 @@ TEST(SmoothSettingsCheck, BadSettingsAreRefusedWithTheReason) {
   EXPECT_FALSE(checkSettings(s));
   s.minWeight = 0.5;
   EXPECT_TRUE(checkSettings(s));
+  s.minWeight = 1e-20;
+  for (double bad : {-0.1, HUGE_VAL, std::nan("")}) {
+    s.bandwidth = bad;
+    ASSERT_TRUE(checkSettings(s)) << bad;
+    EXPECT_NE(checkSettings(s)->find("--smooth-bandwidth"), std::string::npos);
+  }
+  s.bandwidth = 0.1;
+  EXPECT_FALSE(checkSettings(s));
 }
 
 }  // namespace
