@@ -2,6 +2,7 @@
 // (one parser for seeds and lanes), take the engine from the registry, and print the value and gradient.
 #include "cli/Run.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -216,6 +217,9 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
   std::vector<SeedValue> seed = batch.seed(0);
   json j;
   json info{{"mode", smooth::modeName(s.mode)}, {"sigma", jsonNumber(s.sigma)}};
+  // The time the estimate took (the transform, the engine's preparation and the runs; not reading the program or
+  // starting the process): what ci/smooth-bench compares at equal time.
+  const auto started = std::chrono::steady_clock::now();
   if (s.mode == smooth::Mode::Si) {
     smooth::SiStats st;
     Program smoothed = program.withCore(smooth::smoothProgram(program.core(), opts.wrt, s, &st));
@@ -261,6 +265,7 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
     j["gradient"] = g;
     j["gradient_error"] = e;
   }
+  info["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   j["smooth"] = info;
   if (a.json) {
     std::cout << j.dump() << "\n";
