@@ -129,6 +129,19 @@ TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {
   EXPECT_EQ(mapped.value, 1.2);
 }
 
+// Two values that are not both numbers (lists here) cannot be blended: the smoothed `if` takes the likelier arm,
+// which is the crisp outcome (p < 0.5 exactly when the comparison is false), so that comparison acts crisply and
+// contributes no gradient; a number computed after it is still smoothed where it branches again.
+TEST(SmoothSi, ValuesThatCannotBeBlendedTakeTheLikelierArm) {
+  const std::string src = "(+ (car (if (< x 0) (list 1) (list 2))) (if (< x 0) 10 20))";
+  for (double x : {-0.1, 0.1}) {
+    Evaluation ev = siRun(src, x, 0.5);
+    const double p = Phi(-x / 0.5);
+    EXPECT_NEAR(ev.value, (x < 0 ? 1 : 2) + 10 * p + 20 * (1 - p), 1e-12) << x;
+    EXPECT_NEAR(ev.gradient[0].second, 10 * phi(x / 0.5) / 0.5, 1e-12) << x;  // (10 - 20) dp/dx: the numbers' blend
+  }
+}
+
 // An arm below the minimum weight is not run: with the weight 0 the unbounded recursion below never ends, and the
 // step budget says so; with the default it ends and the value is the smoothed count.
 TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
