@@ -6,7 +6,8 @@
 // the dependence of that call's other arguments; a lambda that escapes any other way takes it from the whole
 // program. A primitive's result depends on what its arguments do.
 //
-// Then the rewrite. A comparison (< <= > >=, two arguments, the primitives themselves) with a dependent operand, in
+// Then the rewrite. A comparison (< <= > >= with two arguments, positive? and negative?: the primitives themselves)
+// with a dependent operand, in
 // a tested position (an `if` test, and through `and`, `or`, `not` and nested tests), becomes the probability of being
 // true under the smoothing, p = Phi(d/s), with d the signed distance to the boundary: d = b - a for (< a b). `and`,
 // `or` and `not` combine them as independent events. An `if` on such a p runs the arm with probability p, the other
@@ -278,6 +279,18 @@ class Rewriter {
       ExprPtr lhs = value(e.kids[1]), rhs = value(e.kids[2]);
       const bool less = e.kids[0]->name[0] == '<';
       ExprPtr d = less ? call("-", {rhs, lhs}, p) : call("-", {lhs, rhs}, p);
+      return call("normal-cdf", {call("/", {d, ref(kSigmaName, p)}, p)}, p);
+    }
+    // (positive? a) is (> a 0), (negative? a) is (< a 0).
+    if (e.kind == CoreKind::App && e.kids.size() == 2 &&
+        (isPrim(*e.kids[0], "positive?") || isPrim(*e.kids[0], "negative?"))) {
+      if (!a_.dependent(*e.kids[1])) {
+        crisp_.insert(&e);
+        return nullptr;
+      }
+      smoothed_.insert(&e);
+      ExprPtr a = value(e.kids[1]);
+      ExprPtr d = e.kids[0]->name == "positive?" ? a : call("-", {num(0, p), a}, p);
       return call("normal-cdf", {call("/", {d, ref(kSigmaName, p)}, p)}, p);
     }
     if (e.kind == CoreKind::App && e.kids.size() == 2 && isPrim(*e.kids[0], "not")) {

@@ -70,6 +70,18 @@ TEST(SmoothSi, HeavisideHasTheSmoothedStepsDerivative) {
   EXPECT_NEAR(siRun(kHeaviside, 0, 0.5).gradient[0].second, -0.7978845608028654, 1e-9);
 }
 
+// positive? and negative? are comparisons with 0: (* amp (if (positive? x) 1 0)) is amp Phi(x/s).
+TEST(SmoothSi, PositiveAndNegativeAreComparisonsWithZero) {
+  SiStats st;
+  Evaluation pos = siRun("(if (positive? x) 1 0)", 0.2, 0.5, Route::Direct, "native", &st);
+  EXPECT_NEAR(pos.value, Phi(0.2 / 0.5), 1e-12);
+  EXPECT_NEAR(pos.gradient[0].second, phi(0.2 / 0.5) / 0.5, 1e-12);
+  EXPECT_EQ(st.smoothed, 1);
+  Evaluation neg = siRun("(if (negative? (- x 1)) 1 0)", 0.2, 0.5);
+  EXPECT_NEAR(neg.value, Phi(0.8 / 0.5), 1e-12);
+  EXPECT_NEAR(neg.gradient[0].second, -phi(0.8 / 0.5) / 0.5, 1e-12);
+}
+
 TEST(SmoothSi, BothRoutesAndEveryEngineAgree) {
   const std::string src = "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* (f 0) (if (> (* x x) 2) x 1))";
   Evaluation direct = siRun(src, 1.3, 0.4);
