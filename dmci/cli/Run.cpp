@@ -228,6 +228,7 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
     if (!ev) return reportError(ev.error(), a.json);
     info["smoothed_comparisons"] = st.smoothed;
     info["crisp_comparisons"] = st.crisp;
+    if (s.dea) info["dea_fallback"] = st.deaFallback;
     j["value"] = valueJson(*ev);
     json g = json::object();
     for (const auto& [k, v] : ev->gradient) g[k] = jsonNumber(v);
@@ -388,6 +389,9 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     cmd->add_option("--smooth-min-weight", a->smooth.minWeight,
                     "si: an arm whose probability is below this is not run (so recursion on a smoothed test ends)")
         ->capture_default_str();
+    cmd->add_flag("--smooth-dea", a->smooth.dea,
+                  "si: each comparison's width SIGMA |grad d| (d's gradient in the smoothed parameters, derived where "
+                  "d is + - * / of parameters and data; elsewhere SIGMA, counted as dea_fallback)");
     cmd->add_option("--smooth-bandwidth", a->smooth.bandwidth,
                     "mc dgo: the kernel's width on the branch conditions (0: Silverman's rule 1.06 SIGMA N^-1/5)")
         ->capture_default_str();
@@ -404,8 +408,8 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     if (!*cmd) return -1;
     if (a->gradient && !a->trace) {
       a->smoothGiven = cmd->count("--smooth") > 0;
-      for (const char* o :
-           {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight", "--smooth-bandwidth"})
+      for (const char* o : {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight",
+                            "--smooth-bandwidth", "--smooth-dea"})
         if (!a->smoothGiven && cmd->count(o) > 0) a->smoothOptionAlone = o;
     }
     return runCommand(*a);

@@ -42,6 +42,7 @@ struct SmoothSettings {
   uint64_t seed = 1;         // mc: the draws u
   double minWeight = 1e-20;  // si: an arm whose probability is below this is not run
   double bandwidth = 0;      // mc dgo: the kernel's width on the branch conditions; 0: dgoBandwidth's rule
+  bool dea = false;          // si: each comparison's width s |grad d| (where d's gradient can be derived)
   bool on() const { return sigma != 0; }
 };
 
@@ -69,8 +70,10 @@ std::optional<std::string> checkSettings(const SmoothSettings& s);
 inline const char* kSigmaName = "%smooth-sigma";
 
 struct SiStats {
-  int smoothed = 0;  // comparisons that became probabilities
-  int crisp = 0;     // comparisons on data alone, left as they were
+  int smoothed = 0;     // comparisons that became probabilities
+  int crisp = 0;        // comparisons on data alone, left as they were
+  int deaFallback = 0;  // --smooth-dea comparisons left at width s: d's gradient not derived (a local variable or
+                        // a call on a parameter in d)
 };
 
 // The program with every tested comparison on a value depending on one of `params` smoothed (see above): a free

@@ -96,6 +96,16 @@ TEST_F(SmoothCli, McPrintsEachEstimateWithItsStandardError) {
   EXPECT_NE(text.out.find(" +/- "), std::string::npos) << text.out;
 }
 
+// --smooth-dea widens (< x alpha) smoothed over both to SIGMA sqrt 2 and says how many widths it could not derive.
+TEST_F(SmoothCli, DeaWidensEachComparisonByItsGradient) {
+  write("thr.scm", "(if (< x alpha) 1 0)\n");
+  Outcome o = dmci("grad thr.scm --bind x=0 --bind alpha=0 --smooth 0.5 --smooth-dea --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_NEAR(j["gradient"]["alpha"].get<double>(), 0.3989422804014327 / (0.5 * std::sqrt(2.0)), 1e-12);
+  EXPECT_EQ(j["smooth"]["dea_fallback"], 0);
+}
+
 TEST_F(SmoothCli, BadSettingsAreRefused) {
   expectRefused("grad step.scm --bind x=0 --smooth 0", "positive");
   expectRefused("grad step.scm --bind x=0 --smooth -0.5", "positive");
@@ -109,6 +119,7 @@ TEST_F(SmoothCli, BadSettingsAreRefused) {
   expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --estimator dgo --smooth-bandwidth -1",
                 "--smooth-bandwidth");
   expectRefused("grad step.scm --bind x=0 --smooth-bandwidth 0.1", "--smooth-bandwidth needs --smooth");
+  expectRefused("grad step.scm --bind x=0 --smooth-dea", "--smooth-dea needs --smooth");
   write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
   write("d.csv", "x,y\n0.5,1\n1.5,0.75\n");
   expectRefused("fit thr.scm --data d.csv --target y --bind alpha=0.5 --smooth 0", "positive");

@@ -82,6 +82,44 @@ TEST(SmoothSi, PositiveAndNegativeAreComparisonsWithZero) {
   EXPECT_NEAR(neg.gradient[0].second, -phi(0.8 / 0.5) / 0.5, 1e-12);
 }
 
+// --smooth-dea: the width s |grad d|. (< x alpha) smoothed over both moves d = alpha - x with |grad d| = sqrt 2, so
+// its probability is Phi(d / (s sqrt 2)), the exact smoothing of the condition; without dea it is Phi(d/s). A
+// distance through a local variable that depends on x cannot be derived: it keeps s and is counted.
+TEST(SmoothSi, DeaScalesEachWidthByTheDistancesGradient) {
+  Program p = parse("(if (< x alpha) 1 0)");
+  SmoothSettings s;
+  s.sigma = 0.5;
+  s.dea = true;
+  SiStats st;
+  Program sp = p.withCore(smoothProgram(p.core(), {"x", "alpha"}, s, &st));
+  EXPECT_EQ(st.deaFallback, 0);
+  EvalOptions o;
+  o.wrt = {"alpha"};
+  auto ev = sp.evaluate({{"x", 0.2}, {"alpha", 0.5}, {kSigmaName, 0.5}}, o);
+  ASSERT_TRUE(ev) << ev.error().message;
+  const double w = 0.5 * std::sqrt(2.0);
+  EXPECT_NEAR(ev->value, Phi(0.3 / w), 1e-12);
+  EXPECT_NEAR(ev->gradient[0].second, phi(0.3 / w) / w, 1e-12);
+  s.dea = false;
+  auto plain = p.withCore(smoothProgram(p.core(), {"x", "alpha"}, s))
+                   .evaluate({{"x", 0.2}, {"alpha", 0.5}, {kSigmaName, 0.5}}, o);
+  ASSERT_TRUE(plain);
+  EXPECT_NEAR(plain->value, Phi(0.3 / 0.5), 1e-12);
+  // (* 3 x): |grad d| = 3, the steep step smoothed as x itself would be.
+  s.dea = true;
+  Program q = parse("(if (<= (* 3 x) 0) 1 0)");
+  EvalOptions ox;
+  ox.wrt = {"x"};
+  auto steep = q.withCore(smoothProgram(q.core(), {"x"}, s)).evaluate({{"x", 0.1}, {kSigmaName, 0.5}}, ox);
+  ASSERT_TRUE(steep) << steep.error().message;
+  EXPECT_NEAR(steep->gradient[0].second, -phi(0.1 / 0.5) / 0.5, 1e-12);
+  SiStats local;
+  Program r = parse("(let ((v (* 2 x))) (if (< v 1) 1 0))");
+  smoothProgram(r.core(), {"x"}, s, &local);
+  EXPECT_EQ(local.smoothed, 1);
+  EXPECT_EQ(local.deaFallback, 1);
+}
+
 TEST(SmoothSi, BothRoutesAndEveryEngineAgree) {
   const std::string src = "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* (f 0) (if (> (* x x) 2) x 1))";
   Evaluation direct = siRun(src, 1.3, 0.4);
