@@ -3,7 +3,8 @@
 //
 // Names: BM_Crisp/<engine> (one run with the gradient through the engine seam, the program prepared once);
 // BM_Si/<engine> (the si-smoothed program's run with the gradient, --smooth 0.5); BM_Mc/<engine>/<N> (pgo with N
-// samples: N lanes of one batch, values only). The targets: si within 10x of one crisp run; mc with N
+// samples: N lanes of one batch, values only); BM_Dgo/<engine>/<N> (dgo with N samples: N lanes of the si transform
+// with the gradient). The targets: si within 10x of one crisp run; mc with N
 // samples on the replay engine within 2N x of one crisp run. ci/smooth-bench prints the ratios.
 #include <benchmark/benchmark.h>
 
@@ -72,6 +73,25 @@ void BM_Mc(benchmark::State& state, const std::string& engine) {
   for (auto _ : state) benchmark::DoNotOptimize(smooth::mcGradient(*run, kValues, {1}, s));
 }
 
+// dgo with N samples: N lanes of the si transform at the kernel width, with the gradient (prepareMc's run).
+void BM_Dgo(benchmark::State& state, const std::string& engine) {
+  auto p = Program::fromText(kThreshold, "threshold.scm");
+  smooth::SmoothSettings s;
+  s.sigma = 0.5;
+  s.mode = smooth::Mode::Mc;
+  s.estimator = smooth::Estimator::Dgo;
+  s.samples = state.range(0);
+  EvalOptions o;
+  o.threads = 1;
+  auto e = engineNamed(engine);
+  auto run = e ? smooth::prepareMc(**e, *p, kParams, {"alpha"}, s, o) : Result<std::unique_ptr<PreparedRun>>(e.error());
+  if (!run) {
+    state.SkipWithError(run.error().message.c_str());
+    return;
+  }
+  for (auto _ : state) benchmark::DoNotOptimize(smooth::mcGradient(**run, kValues, {1}, s));
+}
+
 }  // namespace
 
 BENCHMARK_CAPTURE(BM_Crisp, native, std::string("native"));
@@ -80,4 +100,5 @@ BENCHMARK_CAPTURE(BM_Si, native, std::string("native"));
 BENCHMARK_CAPTURE(BM_Si, replay, std::string("replay"));
 BENCHMARK_CAPTURE(BM_Mc, replay, std::string("replay"))->Arg(100)->Arg(1000);
 BENCHMARK_CAPTURE(BM_Mc, native, std::string("native"))->Arg(100)->Arg(1000);
+BENCHMARK_CAPTURE(BM_Dgo, replay, std::string("replay"))->Arg(100)->Arg(1000);
 BENCHMARK_MAIN();

@@ -71,6 +71,15 @@ json pairJson(const gate::PairResult& r) {
   if (!r.notes.empty()) o["notes"] = r.notes;
   if (!r.lanternUncovered.empty()) o["lantern_uncovered"] = r.lanternUncovered;
   if (r.lanes) o["lanes"] = r.lanes;
+  if (r.smooth) {
+    const gate::SmoothCheck& c = *r.smooth;
+    o["smooth"] = c.skipped.empty()
+                      ? json{{"sigma", gate::SmoothCheck::kSigma}, {"samples", gate::SmoothCheck::kSamples},
+                             {"smoothed_comparisons", c.smoothed}, {"si", gradientJson(c.si)},
+                             {"pgo", gradientJson(c.reference)},   {"pgo_error", gradientJson(c.referenceError)},
+                             {"worst_z", num(c.worstZ)},           {"agrees", c.agrees}}
+                      : json{{"skipped", c.skipped}};
+  }
   if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
   if (r.oracle.gradientRoundingSpread)
     o["oracle"]["gradient_rounding_spread"] = gradientJson(*r.oracle.gradientRoundingSpread);
@@ -228,6 +237,35 @@ void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
   if (!any) o << "None.\n";
 }
 
+void mdSmooth(std::ostringstream& o, const gate::GateRun& run) {
+  o << "\n## Smoothed gradients at the nondifferentiable seeds\n\nsi (`--smooth " << gate::SmoothCheck::kSigma
+    << "`) against a pgo reference of " << gate::SmoothCheck::kSamples
+    << " runs; it agrees when every component is within 4 of the reference's standard errors. It informs and "
+       "fails no pair: si is exact only where a smoothed comparison's distance has unit gradient and the arms do "
+       "not move, and it smooths comparisons only (not abs, min, max, floor, ...).\n\n"
+       "| pair | smoothed comparisons | si | pgo reference | worst error / standard error | agrees |\n"
+       "| --- | ---: | --- | --- | ---: | --- |\n";
+  size_t rows = 0, agree = 0;
+  auto comps = [](const gate::Gradient& g) {
+    std::string t;
+    for (const auto& [k, v] : g) t += (t.empty() ? "" : ", ") + k + " " + sci(v);
+    return t;
+  };
+  for (const auto& r : run.results) {
+    if (!r.smooth) continue;
+    const gate::SmoothCheck& c = *r.smooth;
+    ++rows;
+    if (!c.skipped.empty()) {
+      o << "| " << cell(r.pair.name) << " | | not run: " << cell(c.skipped) << " | | | |\n";
+      continue;
+    }
+    agree += c.agrees ? 1 : 0;
+    o << "| " << cell(r.pair.name) << " | " << c.smoothed << " | " << cell(comps(c.si)) << " | "
+      << cell(comps(c.reference)) << " | " << sci(c.worstZ) << " | " << (c.agrees ? "yes" : "no") << " |\n";
+  }
+  o << "\n" << agree << " of " << rows << " agree.\n";
+}
+
 Result<bool> writeFile(const std::string& path, const std::string& text) { return writeFileAtomically(path, text); }
 
 JUnitCase pairCase(const gate::PairResult& r) {
@@ -271,6 +309,7 @@ std::string gateMarkdown(const gate::GateRun& run, const gate::GateSummary& summ
   mdHistograms(o, summary);
   mdWorstAndSlowest(o, summary);
   mdFailures(o, run);
+  mdSmooth(o, run);
   return o.str();
 }
 

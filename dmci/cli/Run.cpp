@@ -2,6 +2,7 @@
 // (one parser for seeds and lanes), take the engine from the registry, and print the value and gradient.
 #include "cli/Run.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -216,6 +217,9 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
   std::vector<SeedValue> seed = batch.seed(0);
   json j;
   json info{{"mode", smooth::modeName(s.mode)}, {"sigma", jsonNumber(s.sigma)}};
+  // The time the estimate took (the transform, the engine's preparation and the runs; not reading the program or
+  // starting the process): what ci/smooth-bench compares at equal time.
+  const auto started = std::chrono::steady_clock::now();
   if (s.mode == smooth::Mode::Si) {
     smooth::SiStats st;
     Program smoothed = program.withCore(smooth::smoothProgram(program.core(), opts.wrt, s, &st));
@@ -224,6 +228,7 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
     if (!ev) return reportError(ev.error(), a.json);
     info["smoothed_comparisons"] = st.smoothed;
     info["crisp_comparisons"] = st.crisp;
+    if (s.dea) info["dea_fallback"] = st.deaFallback;
     j["value"] = valueJson(*ev);
     json g = json::object();
     for (const auto& [k, v] : ev->gradient) g[k] = jsonNumber(v);
@@ -238,11 +243,16 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
         if (batch.params[k] == w) perturbed.push_back(k);
     std::vector<double> theta;
     for (const auto& v : seed) theta.push_back(v.value);
-    opts.gradient = false;  // the estimators need the runs' values only
     std::vector<std::string> names;
     for (const auto& v : seed) names.push_back(v.name);
-    auto run = engine.prepare(program, names, opts);
+    smooth::SiStats st;
+    auto run = smooth::prepareMc(engine, program, names, opts.wrt, s, opts, &st);
     if (!run) return reportError(run.error(), a.json);
+    if (s.estimator == smooth::Estimator::Dgo) {
+      info["bandwidth"] = jsonNumber(smooth::dgoBandwidth(s));
+      info["smoothed_comparisons"] = st.smoothed;
+      info["crisp_comparisons"] = st.crisp;
+    }
     auto est = smooth::mcGradient(**run, theta, perturbed, s);
     if (!est) return reportError(est.error(), a.json);
     info["runs"] = est->runs;
@@ -256,6 +266,7 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
     j["gradient"] = g;
     j["gradient_error"] = e;
   }
+  info["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   j["smooth"] = info;
   if (a.json) {
     std::cout << j.dump() << "\n";
@@ -366,9 +377,10 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
         ->check(CLI::IsMember({"si", "mc"}))
         ->capture_default_str();
     cmd->add_option("--estimator", a->estimator,
-                    "mc: pgo (randomised finite differences in antithetic pairs) or reinforce (score function with a "
-                    "leave-one-out baseline); each estimate comes with its standard error")
-        ->check(CLI::IsMember({"pgo", "reinforce"}))
+                    "mc: pgo (randomised finite differences in antithetic pairs), reinforce (score function with a "
+                    "leave-one-out baseline) or dgo (the runs' AD gradients plus a kernel density estimate of each "
+                    "branch condition at 0 times its gradient and the jump); each with its standard error")
+        ->check(CLI::IsMember({"pgo", "reinforce", "dgo"}))
         ->capture_default_str();
     cmd->add_option("--samples", a->smooth.samples, "mc: program runs, made as lanes of one batch")
         ->capture_default_str();
@@ -376,6 +388,12 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
         ->capture_default_str();
     cmd->add_option("--smooth-min-weight", a->smooth.minWeight,
                     "si: an arm whose probability is below this is not run (so recursion on a smoothed test ends)")
+        ->capture_default_str();
+    cmd->add_flag("--smooth-dea", a->smooth.dea,
+                  "si: each comparison's width SIGMA |grad d| (d's gradient in the smoothed parameters, derived where "
+                  "d is + - * / of parameters and data; elsewhere SIGMA, counted as dea_fallback)");
+    cmd->add_option("--smooth-bandwidth", a->smooth.bandwidth,
+                    "mc dgo: the kernel's width on the branch conditions (0: Silverman's rule 1.06 SIGMA N^-1/5)")
         ->capture_default_str();
   }
   cmd->add_flag("--json", a->json,
@@ -390,7 +408,8 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     if (!*cmd) return -1;
     if (a->gradient && !a->trace) {
       a->smoothGiven = cmd->count("--smooth") > 0;
-      for (const char* o : {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight"})
+      for (const char* o : {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight",
+                            "--smooth-bandwidth", "--smooth-dea"})
         if (!a->smoothGiven && cmd->count(o) > 0) a->smoothOptionAlone = o;
     }
     return runCommand(*a);

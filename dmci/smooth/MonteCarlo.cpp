@@ -1,6 +1,8 @@
 // The Monte Carlo estimators of the smoothed program's gradient (smooth/Smooth.h): the program's own runs at
 // theta + s u, made as lanes of one batch on whatever engine prepared the run, so every engine and route gives the
-// same draws and, where their runs agree, the same numbers.
+// same draws and, where their runs agree, the same numbers. dgo's runs are those of the si transform at the kernel
+// width (Smooth.h), with their AD gradients.
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -22,6 +24,44 @@ std::pair<double, double> meanAndError(const std::vector<double>& xs) {
   return {mean, std::sqrt(ss / (n - 1) / n)};
 }
 
+// N draws u; a column per parameter of `theta` (values[p][lane]) with the perturbed ones at theta + s u.
+std::vector<std::vector<double>> perturbedLanes(const std::vector<double>& theta, const std::vector<size_t>& perturbed,
+                                                const SmoothSettings& s, std::vector<double>& u) {
+  const size_t k = perturbed.size(), n = static_cast<size_t>(s.samples);
+  std::mt19937_64 rng(s.seed);
+  std::normal_distribution<double> normal;
+  u.assign(n * k, 0);
+  for (double& x : u) x = normal(rng);
+  std::vector<std::vector<double>> values(theta.size());
+  for (size_t p = 0; p < theta.size(); ++p) values[p].assign(n, theta[p]);
+  for (size_t d = 0; d < n; ++d)
+    for (size_t j = 0; j < k; ++j) values[perturbed[j]][d] += s.sigma * u[d * k + j];
+  return values;
+}
+
+// dgo: the mean of the perturbed runs' gradients of the si transform at the kernel width (see Smooth.h), run by
+// prepareMc's run (theta's parameters, then kSigmaName).
+Result<Estimate> dgoGradient(PreparedRun& run, const std::vector<double>& theta, const std::vector<size_t>& perturbed,
+                             const SmoothSettings& s) {
+  std::vector<double> u;
+  std::vector<std::vector<double>> values = perturbedLanes(theta, perturbed, s, u);
+  values.emplace_back(static_cast<size_t>(s.samples), dgoBandwidth(s));
+  auto ev = run.runLanes(values, s.samples);
+  if (!ev) return ev.error();
+  Estimate out;
+  out.runs = s.samples;
+  std::tie(out.value, out.valueError) = meanAndError(ev->value);
+  for (size_t j = 0; j < perturbed.size(); ++j) {
+    // prepareMc's run differentiates the perturbed parameters in their order.
+    if (ev->gradient.size() != perturbed.size())
+      return Error{ErrorKind::Usage, "dgo: the run gave no gradient for each smoothed parameter", {}};
+    auto [g, e] = meanAndError(ev->gradient[j]);
+    out.gradient.push_back(g);
+    out.gradientError.push_back(e);
+  }
+  return out;
+}
+
 }  // namespace
 
 std::optional<Mode> parseMode(const std::string& s) {
@@ -33,11 +73,43 @@ std::optional<Mode> parseMode(const std::string& s) {
 std::optional<Estimator> parseEstimator(const std::string& s) {
   if (s == "pgo") return Estimator::Pgo;
   if (s == "reinforce") return Estimator::Reinforce;
+  if (s == "dgo") return Estimator::Dgo;
   return std::nullopt;
 }
 
 const char* modeName(Mode m) { return m == Mode::Si ? "si" : "mc"; }
-const char* estimatorName(Estimator e) { return e == Estimator::Pgo ? "pgo" : "reinforce"; }
+const char* estimatorName(Estimator e) {
+  switch (e) {
+    case Estimator::Pgo:
+      return "pgo";
+    case Estimator::Reinforce:
+      return "reinforce";
+    case Estimator::Dgo:
+      return "dgo";
+  }
+  return "?";
+}
+
+double dgoBandwidth(const SmoothSettings& s) {
+  if (s.bandwidth > 0) return s.bandwidth;
+  return 1.06 * s.sigma * std::pow(static_cast<double>(std::max<int64_t>(s.samples, 1)), -0.2);
+}
+
+Result<std::unique_ptr<PreparedRun>> prepareMc(Engine& engine, const Program& program,
+                                               const std::vector<std::string>& names,
+                                               const std::vector<std::string>& wrt, const SmoothSettings& s,
+                                               EvalOptions opts, SiStats* stats) {
+  if (s.estimator != Estimator::Dgo) {
+    opts.gradient = false;  // the runs' values only
+    return engine.prepare(program, names, opts);
+  }
+  opts.gradient = true;
+  opts.wrt = wrt;
+  opts.wrtLiterals = false;
+  std::vector<std::string> all = names;
+  all.push_back(kSigmaName);
+  return engine.prepare(program.withCore(smoothProgram(program.core(), wrt, s, stats)), all, opts);
+}
 
 std::optional<std::string> checkSettings(const SmoothSettings& s) {
   if (!(s.sigma > 0) || !std::isfinite(s.sigma))
@@ -47,11 +119,15 @@ std::optional<std::string> checkSettings(const SmoothSettings& s) {
     return "--samples: Monte Carlo smoothing needs at least 2 samples (got " + std::to_string(s.samples) + ")";
   if (!(s.minWeight >= 0 && s.minWeight < 0.5))
     return "--smooth-min-weight: must lie in [0, 0.5) (got " + formatNumber(s.minWeight) + ")";
+  if (!(s.bandwidth >= 0) || !std::isfinite(s.bandwidth))
+    return "--smooth-bandwidth: must be a positive finite number, or 0 for the rule (got " + formatNumber(s.bandwidth) +
+           ")";
   return std::nullopt;
 }
 
 Result<Estimate> mcGradient(PreparedRun& run, const std::vector<double>& theta, const std::vector<size_t>& perturbed,
                             const SmoothSettings& s) {
+  if (s.estimator == Estimator::Dgo) return dgoGradient(run, theta, perturbed, s);
   const bool pgo = s.estimator == Estimator::Pgo;
   // pgo: pairs of lanes theta + s u, theta - s u; reinforce: one lane per draw.
   const int64_t draws = pgo ? (s.samples + 1) / 2 : s.samples;

@@ -12,7 +12,13 @@
 //       program, so they agree as they do on any program.
 //   mc  (Monte Carlo, mcGradient) the program's own runs at perturbed parameters theta + s u, run as lanes of one
 //       batch through the engine seam: `pgo` (randomised finite differences in antithetic pairs) and `reinforce`
-//       (the score function with a leave-one-out baseline). Each estimate comes with its standard error.
+//       (the score function with a leave-one-out baseline), and `dgo`: each perturbed run's AD gradient plus a branch
+//       term, a kernel density estimate at 0 of each branch condition times that condition's gradient, times the
+//       jump between the branch's two arms. dgo runs the si transform of the program at the kernel's width h
+//       (dgoBandwidth): at a smoothed comparison, d/dtheta of the blend p t + (1 - p) e with p = Phi(d/h) is
+//       p t' + (1 - p) e' (the run's AD gradient) plus (t - e) phi(d/h)/h d' (the Gaussian kernel of the condition
+//       d at 0, times its gradient d', times the jump t - e, both arms run); averaged over the perturbed runs the
+//       kernels are the density estimate of the condition at 0. Each estimate comes with its standard error.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -20,12 +26,13 @@
 #include <vector>
 
 #include "driver/Engine.h"
+#include "driver/Program.h"
 #include "expand/CoreExpr.h"
 
 namespace dmci::smooth {
 
 enum class Mode { Si, Mc };
-enum class Estimator { Pgo, Reinforce };
+enum class Estimator { Pgo, Reinforce, Dgo };
 
 struct SmoothSettings {
   double sigma = 0;  // s; 0: no smoothing
@@ -34,17 +41,26 @@ struct SmoothSettings {
   int64_t samples = 1000;    // mc: runs of the program (pgo: rounded up to whole antithetic pairs)
   uint64_t seed = 1;         // mc: the draws u
   double minWeight = 1e-20;  // si: an arm whose probability is below this is not run
+  double bandwidth = 0;      // mc dgo: the kernel's width on the branch conditions; 0: dgoBandwidth's rule
+  bool dea = false;          // si: each comparison's width s |grad d| (where d's gradient can be derived)
   bool on() const { return sigma != 0; }
 };
 
-// "si"/"mc", "pgo"/"reinforce": the value, or nullopt for anything else.
+// "si"/"mc", "pgo"/"reinforce"/"dgo": the value, or nullopt for anything else.
 std::optional<Mode> parseMode(const std::string& s);
 std::optional<Estimator> parseEstimator(const std::string& s);
 const char* modeName(Mode m);
 const char* estimatorName(Estimator e);
 
+// dgo's kernel width h on the branch conditions: the settings' bandwidth, or Silverman's rule 1.06 s N^(-1/5) for N
+// runs with a condition's spread taken as s (a condition with unit gradient). The branch term's bias is O(h^2): a
+// linear condition d with gradient d' is smoothed to width sqrt(s^2 d'^2 + h^2) rather than s |d'| (on Heaviside
+// 0.966 of the answer at N = 1,000, inside its standard error; on a condition with |d'| < 1 relatively more: give a
+// smaller --smooth-bandwidth there, at more variance, which grows as 1/(N h)).
+double dgoBandwidth(const SmoothSettings& s);
+
 // Why these settings cannot run (sigma <= 0 or not finite, a sample count below 2, a minimum weight outside
-// [0, 0.5)), or nullopt.
+// [0, 0.5), a negative or infinite bandwidth), or nullopt.
 std::optional<std::string> checkSettings(const SmoothSettings& s);
 
 // --- si ---
@@ -54,8 +70,10 @@ std::optional<std::string> checkSettings(const SmoothSettings& s);
 inline const char* kSigmaName = "%smooth-sigma";
 
 struct SiStats {
-  int smoothed = 0;  // comparisons that became probabilities
-  int crisp = 0;     // comparisons on data alone, left as they were
+  int smoothed = 0;     // comparisons that became probabilities
+  int crisp = 0;        // comparisons on data alone, left as they were
+  int deaFallback = 0;  // --smooth-dea comparisons left at width s: d's gradient not derived (a local variable or
+                        // a call on a parameter in d)
 };
 
 // The program with every tested comparison on a value depending on one of `params` smoothed (see above): a free
@@ -71,9 +89,18 @@ struct Estimate {
   int64_t runs = 0;                             // program runs (lanes) made
 };
 
+// The run mcGradient needs, on `engine`, for `program` with parameters `names` (theta's order), of which `wrt` are
+// perturbed (in the order of mcGradient's `perturbed`): pgo and reinforce run the program forward only; dgo runs its si
+// transform (kSigmaName bound after `names`, to the kernel width) with the gradient over `wrt`. `stats` (may be null)
+// counts dgo's smoothed comparisons. The caller's options give the route and the budget.
+Result<std::unique_ptr<PreparedRun>> prepareMc(Engine& engine, const Program& program,
+                                               const std::vector<std::string>& names,
+                                               const std::vector<std::string>& wrt, const SmoothSettings& s,
+                                               EvalOptions opts, SiStats* stats = nullptr);
+
 // The smoothed value and gradient at `theta` (a value per parameter of `run`, in its prepared order), over the
-// parameters at `perturbed` (indices into theta). One runLanes call of all the runs; the first failing run's
-// error is the estimate's.
+// parameters at `perturbed` (indices into theta). `run` comes from prepareMc with the same settings. One runLanes
+// call of all the runs; the first failing run's error is the estimate's.
 Result<Estimate> mcGradient(PreparedRun& run, const std::vector<double>& theta, const std::vector<size_t>& perturbed,
                             const SmoothSettings& s);
 

@@ -6,7 +6,8 @@
 // the dependence of that call's other arguments; a lambda that escapes any other way takes it from the whole
 // program. A primitive's result depends on what its arguments do.
 //
-// Then the rewrite. A comparison (< <= > >=, two arguments, the primitives themselves) with a dependent operand, in
+// Then the rewrite. A comparison (< <= > >= with two arguments, positive? and negative?: the primitives themselves)
+// with a dependent operand, in
 // a tested position (an `if` test, and through `and`, `or`, `not` and nested tests), becomes the probability of being
 // true under the smoothing, p = Phi(d/s), with d the signed distance to the boundary: d = b - a for (< a b). `and`,
 // `or` and `not` combine them as independent events. An `if` on such a p runs the arm with probability p, the other
@@ -207,11 +208,13 @@ class Analysis {
 
 class Rewriter {
  public:
-  Rewriter(const Analysis& a, const SmoothSettings& s, SiStats& stats) : a_(a), s_(s), stats_(stats) {}
+  Rewriter(const Analysis& a, const std::vector<std::string>& params, const SmoothSettings& s, SiStats& stats)
+      : a_(a), params_(params), s_(s), stats_(stats) {}
   bool changed = false;
   ~Rewriter() {
     stats_.smoothed = static_cast<int>(smoothed_.size());
     stats_.crisp = static_cast<int>(crisp_.size());
+    stats_.deaFallback = static_cast<int>(deaFallback_.size());
   }
 
   ExprPtr value(const ExprPtr& e) {
@@ -248,7 +251,9 @@ class Rewriter {
 
  private:
   const Analysis& a_;
+  const std::vector<std::string>& params_;
   const SmoothSettings& s_;
+  std::set<const CoreExpr*> deaFallback_;  // --smooth-dea comparisons whose distance's gradient is not derived
   SiStats& stats_;
   std::set<const CoreExpr*> smoothed_, crisp_;  // tested comparisons, each counted once however often it is seen
 
@@ -265,6 +270,58 @@ class Rewriter {
     return f.kind == CoreKind::Ref && f.name == name && a_.varOf(f) < 0;
   }
 
+  // d(e)/d(param) as an expression, for e built from numbers, parameters, values on data alone and + - * / of
+  // them; null for anything else (a local variable or a call depending on a parameter).
+  ExprPtr deriv(const CoreExpr& e, const std::string& param) {
+    SrcPos p = e.pos;
+    if (!a_.dependent(e)) return num(0, p);
+    if (e.kind == CoreKind::Ref && a_.varOf(e) < 0) return num(e.name == param ? 1 : 0, p);
+    if (e.kind != CoreKind::App || e.kids.size() < 2 || e.kids[0]->kind != CoreKind::Ref || a_.varOf(*e.kids[0]) >= 0)
+      return nullptr;
+    const std::string& f = e.kids[0]->name;
+    std::vector<ExprPtr> args, ds;
+    for (size_t i = 1; i < e.kids.size(); ++i) {
+      ExprPtr d = deriv(*e.kids[i], param);
+      if (!d) return nullptr;
+      args.push_back(value(e.kids[i]));
+      ds.push_back(std::move(d));
+    }
+    if ((f == "+" || f == "-") && (f == "+" || args.size() <= 2)) {
+      if (f == "-" && ds.size() == 1) return call("-", {num(0, p), ds[0]}, p);
+      return call(f, ds, p);
+    }
+    if (f == "*" && args.size() == 2)  // a' b + a b'
+      return call("+", {call("*", {ds[0], args[1]}, p), call("*", {args[0], ds[1]}, p)}, p);
+    if (f == "/" && args.size() == 2)  // (a' b - a b') / b^2
+      return call("/",
+                  {call("-", {call("*", {ds[0], args[1]}, p), call("*", {args[0], ds[1]}, p)}, p),
+                   call("*", {args[1], args[1]}, p)},
+                  p);
+    return nullptr;
+  }
+
+  // The width of the comparison of `lhs` with `rhs`: s, or with --smooth-dea s |grad (rhs - lhs)| where that
+  // gradient can be derived (s where it is 0), else s, counted as a fallback.
+  ExprPtr width(const CoreExpr& cmp, const CoreExpr& lhs, const CoreExpr& rhs) {
+    SrcPos p = cmp.pos;
+    ExprPtr sig = ref(kSigmaName, p);
+    if (!s_.dea) return sig;
+    std::vector<ExprPtr> squares;
+    for (const auto& name : params_) {
+      ExprPtr da = deriv(lhs, name), db = deriv(rhs, name);
+      if (!da || !db) {
+        deaFallback_.insert(&cmp);
+        return sig;
+      }
+      ExprPtr g = call("-", {db, da}, p);
+      squares.push_back(call("*", {g, g}, p));
+    }
+    ExprPtr norm = call("sqrt", {squares.size() == 1 ? squares[0] : call("+", squares, p)}, p);
+    const char* n = "%smooth-norm";
+    return CoreExpr::let(
+        {{n, norm}}, CoreExpr::if_(call(">", {ref(n, p), num(0, p)}, p), call("*", {sig, ref(n, p)}, p), sig, p), p);
+  }
+
   // The probability that a tested expression is true, when it is smoothed; null when it stays crisp.
   ExprPtr prob(const CoreExpr& e) {
     SrcPos p = e.pos;
@@ -278,7 +335,20 @@ class Rewriter {
       ExprPtr lhs = value(e.kids[1]), rhs = value(e.kids[2]);
       const bool less = e.kids[0]->name[0] == '<';
       ExprPtr d = less ? call("-", {rhs, lhs}, p) : call("-", {lhs, rhs}, p);
-      return call("normal-cdf", {call("/", {d, ref(kSigmaName, p)}, p)}, p);
+      return call("normal-cdf", {call("/", {d, width(e, *e.kids[1], *e.kids[2])}, p)}, p);
+    }
+    // (positive? a) is (> a 0), (negative? a) is (< a 0).
+    if (e.kind == CoreKind::App && e.kids.size() == 2 &&
+        (isPrim(*e.kids[0], "positive?") || isPrim(*e.kids[0], "negative?"))) {
+      if (!a_.dependent(*e.kids[1])) {
+        crisp_.insert(&e);
+        return nullptr;
+      }
+      smoothed_.insert(&e);
+      ExprPtr a = value(e.kids[1]);
+      ExprPtr d = e.kids[0]->name == "positive?" ? a : call("-", {num(0, p), a}, p);
+      ExprPtr zero = num(0, p);
+      return call("normal-cdf", {call("/", {d, width(e, *zero, *e.kids[1])}, p)}, p);
     }
     if (e.kind == CoreKind::App && e.kids.size() == 2 && isPrim(*e.kids[0], "not")) {
       if (ExprPtr x = prob(*e.kids[1])) return oneMinus(x, p);
@@ -351,7 +421,7 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
   runWithBigStack([&] {
     Analysis a(params);
     a.run(core);
-    Rewriter rw(a, s, st);
+    Rewriter rw(a, params, s, st);
     ExprPtr body = rw.value(core);
     if (rw.changed) out = CoreExpr::letrec({{kBlend, blendProcedure(core->pos)}}, body, core->pos);
   });

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <mutex>
 #include <sstream>
@@ -14,6 +15,7 @@
 
 #include "lantern/Lantern.h"
 #include "oracle/gate/Judge.h"
+#include "smooth/Smooth.h"
 #include "support/Regex.h"
 #include "syntax/Datum.h"
 
@@ -172,6 +174,7 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
       measureRounding(*program, r, opts);
       checkLanes(*program, r, opts);
       judge(r, opts.criteria);
+      if (r.status == dmci::Verdict::Nondifferentiable) r.smooth = smoothCheck(*program, pair, opts);
     }
   } catch (const std::exception& e) {
     // An escaped exception is a bug in an engine or the oracle: the pair fails and says so.
@@ -180,6 +183,58 @@ PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOpt
   if (!r.reasons.empty()) r.status = dmci::Verdict::Fail;
   r.seconds = since(t0);
   return r;
+}
+
+SmoothCheck smoothCheck(const Program& program, const GatePair& pair, const GateOptions& opts) {
+  SmoothCheck c;
+  std::vector<std::string> names;
+  std::vector<double> theta;
+  for (const auto& b : pair.bind) names.push_back(b.name), theta.push_back(b.value);
+  std::vector<std::string> wrt;
+  std::vector<size_t> perturbed;
+  for (const auto& w : pair.wrt)
+    for (size_t k = 0; k < names.size(); ++k)
+      if (names[k] == w) wrt.push_back(w), perturbed.push_back(k);
+  if (wrt.empty()) {
+    c.skipped = "no named parameter to smooth over";
+    return c;
+  }
+  smooth::SmoothSettings s;
+  s.sigma = SmoothCheck::kSigma;
+  EvalOptions eo = pairOptions(pair, Route::Direct, opts);
+  eo.wrt = wrt;
+  eo.wrtLiterals = false;
+  smooth::SiStats st;
+  std::vector<SeedValue> seed = pair.bind;
+  seed.push_back({smooth::kSigmaName, s.sigma});
+  auto si = engineOf(opts).evaluate(program.withCore(smooth::smoothProgram(program.core(), wrt, s, &st)), seed, eo);
+  if (!si) {
+    c.skipped = "si: " + si.error().str();
+    return c;
+  }
+  c.si = si->gradient;
+  c.smoothed = st.smoothed;
+  s.mode = smooth::Mode::Mc;
+  s.samples = SmoothCheck::kSamples;
+  auto run = smooth::prepareMc(engineOf(opts), program, names, wrt, s, eo);
+  auto ref = run ? smooth::mcGradient(**run, theta, perturbed, s) : Result<smooth::Estimate>(run.error());
+  if (!ref) {
+    c.skipped = "pgo: " + ref.error().str();
+    return c;
+  }
+  c.agrees = true;
+  for (size_t j = 0; j < wrt.size(); ++j) {
+    c.reference.emplace_back(wrt[j], ref->gradient[j]);
+    c.referenceError.emplace_back(wrt[j], ref->gradientError[j]);
+    double siJ = 0;
+    for (const auto& [k, v] : c.si)
+      if (k == wrt[j]) siJ = v;
+    const double miss = std::fabs(siJ - ref->gradient[j]);
+    const double z = miss == 0 ? 0 : std::isnan(miss) ? HUGE_VAL : miss / ref->gradientError[j];
+    c.worstZ = std::max(c.worstZ, z);
+    if (!(z <= 4)) c.agrees = false;
+  }
+  return c;
 }
 
 GateRun runGate(const std::string& dir, const std::vector<GatePair>& pairs, const GateOptions& opts) {

@@ -9,6 +9,7 @@
 //   closed    the manifest's closed forms vs every gradient  (criteria.closedForm)
 //   lanes     for a pair with "lanes": the lanes run as one batch by each route vs each lane alone,
 //             value and gradient                            (criteria.batched; 0: bit for bit)
+//   smooth    at a nondifferentiable seed: the si gradient vs a pgo reference (SmoothCheck; informs, never fails)
 //   lantern   with GateOptions::lantern, every pair also by the lantern route (reverse mode by shift/reset,
 //             no tape): its gradient vs direct (criteria.ad) and vs the FD (criteria.fd), in rows of their
 //             own; where some routes disagree with the FD and others agree, a reason names both sides
@@ -99,6 +100,21 @@ struct PairErrors {
   std::vector<RouteErrors> byRoute;
 };
 
+// The smooth row, at a seed the oracle finds nondifferentiable: the si gradient of the smoothed program
+// (smooth/Smooth.h) over the pair's named parameters against a pgo reference of kSmoothSamples runs, each component
+// within 4 of the reference's standard errors or not. It informs and never fails a pair: si is the exact smoothing
+// only where each smoothed comparison's distance has unit gradient and the arms do not move, and smooths
+// comparisons only (not abs, min, max, floor, ...), so elsewhere it is expected to differ.
+struct SmoothCheck {
+  static constexpr double kSigma = 0.1;
+  static constexpr int64_t kSamples = 20000;
+  std::string skipped;  // why it was not run (no named parameter, a run failed); empty when it was
+  Gradient si, reference, referenceError;
+  int smoothed = 0;     // comparisons si smoothed
+  double worstZ = 0;    // the largest |si - reference| / standard error over the components
+  bool agrees = false;  // every component within 4 standard errors
+};
+
 struct PairResult {
   GatePair pair;
   Verdict status = Verdict::Fail;
@@ -109,7 +125,8 @@ struct PairResult {
   std::vector<RouteRun> routes;  // direct first
   OracleRun oracle;
   PairErrors errors;
-  size_t lanes = 0;  // lanes run batched (and alone) per route; 0 for a pair without "lanes"
+  size_t lanes = 0;                   // lanes run batched (and alone) per route; 0 for a pair without "lanes"
+  std::optional<SmoothCheck> smooth;  // at a nondifferentiable seed
   double seconds = 0;
 };
 
@@ -157,6 +174,9 @@ struct LaneComparison {
 };
 LaneComparison compareLanes(const std::string& label, const LaneBatch& lanes, const Result<LaneEvaluation>& batch,
                             const std::function<Result<Evaluation>(size_t)>& alone, double tol, double floor);
+
+// The smooth row for a pair at `program`'s seed (see SmoothCheck), on the gate's engine, direct route.
+SmoothCheck smoothCheck(const Program& program, const GatePair& pair, const GateOptions& opts);
 
 // Runs one pair through the triangle; `dir` is the corpus directory.
 PairResult checkPair(const std::string& dir, const GatePair& pair, const GateOptions& opts);

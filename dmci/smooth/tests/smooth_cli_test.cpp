@@ -21,10 +21,15 @@ class SmoothCli : public dmci::testing::CliFixture {
     CliFixture::SetUp();
     write("step.scm", "(if (<= x 0) 1 0)\n");
   }
+  // The JSON of `dmci grad` on the step, less the time the estimate took (checked present and not negative).
   nlohmann::json grad(const std::string& args) {
     Outcome o = dmci("grad step.scm --bind x=0 --json " + args);
     EXPECT_EQ(o.code, 0) << o.err;
-    return o.code == 0 ? nlohmann::json::parse(o.out) : nlohmann::json{};
+    if (o.code != 0) return nlohmann::json{};
+    auto j = nlohmann::json::parse(o.out);
+    EXPECT_GE(j["smooth"]["seconds"].get<double>(), 0.0);
+    j["smooth"].erase("seconds");
+    return j;
   }
   void expectRefused(const std::string& args, const std::string& words) {
     Outcome o = dmci(args);
@@ -80,9 +85,25 @@ TEST_F(SmoothCli, McPrintsEachEstimateWithItsStandardError) {
   auto rf = grad("--smooth 0.5 --smooth-mode mc --estimator reinforce --samples 1000 --seed 3");
   EXPECT_LT(std::fabs(rf["gradient"]["x"].get<double>() + 0.7978845608028654),
             3 * rf["gradient_error"]["x"].get<double>());
+  auto dgo = grad("--smooth 0.5 --smooth-mode mc --estimator dgo --samples 1000 --seed 3");
+  EXPECT_EQ(dgo, grad("--smooth 0.5 --smooth-mode mc --estimator dgo --samples 1000 --seed 3 --via dmci"));
+  EXPECT_EQ(dgo["smooth"]["estimator"], "dgo");
+  EXPECT_EQ(dgo["smooth"]["smoothed_comparisons"], 1);
+  EXPECT_LT(std::fabs(dgo["gradient"]["x"].get<double>() + 0.7978845608028654),
+            3 * dgo["gradient_error"]["x"].get<double>());
   Outcome text = dmci("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --samples 100");
   EXPECT_NE(text.out.find("d/d x = "), std::string::npos);
   EXPECT_NE(text.out.find(" +/- "), std::string::npos) << text.out;
+}
+
+// --smooth-dea widens (< x alpha) smoothed over both to SIGMA sqrt 2 and says how many widths it could not derive.
+TEST_F(SmoothCli, DeaWidensEachComparisonByItsGradient) {
+  write("thr.scm", "(if (< x alpha) 1 0)\n");
+  Outcome o = dmci("grad thr.scm --bind x=0 --bind alpha=0 --smooth 0.5 --smooth-dea --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_NEAR(j["gradient"]["alpha"].get<double>(), 0.3989422804014327 / (0.5 * std::sqrt(2.0)), 1e-12);
+  EXPECT_EQ(j["smooth"]["dea_fallback"], 0);
 }
 
 TEST_F(SmoothCli, BadSettingsAreRefused) {
@@ -95,6 +116,10 @@ TEST_F(SmoothCli, BadSettingsAreRefused) {
   expectRefused("grad step.scm --bind x=0 --smooth 0.5 --wrt literals", "named parameters");
   expectRefused("grad step.scm --bind 'x=linspace(0,1,3)' --smooth 0.5", "one point");
   expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode gauss", "gauss");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --estimator dgo --smooth-bandwidth -1",
+                "--smooth-bandwidth");
+  expectRefused("grad step.scm --bind x=0 --smooth-bandwidth 0.1", "--smooth-bandwidth needs --smooth");
+  expectRefused("grad step.scm --bind x=0 --smooth-dea", "--smooth-dea needs --smooth");
   write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
   write("d.csv", "x,y\n0.5,1\n1.5,0.75\n");
   expectRefused("fit thr.scm --data d.csv --target y --bind alpha=0.5 --smooth 0", "positive");

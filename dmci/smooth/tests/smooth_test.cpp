@@ -1,5 +1,6 @@
 // The smoothed gradients (smooth/Smooth.h) against analytic answers: the Heaviside step's smoothed derivative
-// -phi(x/s)/s by smooth interpretation (to 1e-9) and by the Monte Carlo estimators (within 3 standard errors), the
+// -phi(x/s)/s by smooth interpretation (to 1e-9) and by the Monte Carlo estimators pgo, reinforce and dgo (within 3
+// standard errors), dgo's pathwise and branch terms apart, the
 // same numbers by both routes and on the native and replay engines, and the checks that catch a wrong width.
 #include "smooth/Smooth.h"
 
@@ -47,10 +48,9 @@ Estimate mcRun(const std::string& src, double x, SmoothSettings s, Route route =
   Program p = parse(src);
   EvalOptions o;
   o.route = route;
-  o.gradient = false;
   auto e = engineNamed(engine);
   EXPECT_TRUE(e);
-  auto run = (*e)->prepare(p, {"x"}, o);
+  auto run = prepareMc(**e, p, {"x"}, {"x"}, s, o);
   EXPECT_TRUE(run) << (run ? "" : run.error().message);
   auto est = mcGradient(**run, {x}, {0}, s);
   EXPECT_TRUE(est) << (est ? "" : est.error().message);
@@ -68,6 +68,56 @@ TEST(SmoothSi, HeavisideHasTheSmoothedStepsDerivative) {
     EXPECT_EQ(st.crisp, 0);
   }
   EXPECT_NEAR(siRun(kHeaviside, 0, 0.5).gradient[0].second, -0.7978845608028654, 1e-9);
+}
+
+// positive? and negative? are comparisons with 0: (* amp (if (positive? x) 1 0)) is amp Phi(x/s).
+TEST(SmoothSi, PositiveAndNegativeAreComparisonsWithZero) {
+  SiStats st;
+  Evaluation pos = siRun("(if (positive? x) 1 0)", 0.2, 0.5, Route::Direct, "native", &st);
+  EXPECT_NEAR(pos.value, Phi(0.2 / 0.5), 1e-12);
+  EXPECT_NEAR(pos.gradient[0].second, phi(0.2 / 0.5) / 0.5, 1e-12);
+  EXPECT_EQ(st.smoothed, 1);
+  Evaluation neg = siRun("(if (negative? (- x 1)) 1 0)", 0.2, 0.5);
+  EXPECT_NEAR(neg.value, Phi(0.8 / 0.5), 1e-12);
+  EXPECT_NEAR(neg.gradient[0].second, -phi(0.8 / 0.5) / 0.5, 1e-12);
+}
+
+// --smooth-dea: the width s |grad d|. (< x alpha) smoothed over both moves d = alpha - x with |grad d| = sqrt 2, so
+// its probability is Phi(d / (s sqrt 2)), the exact smoothing of the condition; without dea it is Phi(d/s). A
+// distance through a local variable that depends on x cannot be derived: it keeps s and is counted.
+TEST(SmoothSi, DeaScalesEachWidthByTheDistancesGradient) {
+  Program p = parse("(if (< x alpha) 1 0)");
+  SmoothSettings s;
+  s.sigma = 0.5;
+  s.dea = true;
+  SiStats st;
+  Program sp = p.withCore(smoothProgram(p.core(), {"x", "alpha"}, s, &st));
+  EXPECT_EQ(st.deaFallback, 0);
+  EvalOptions o;
+  o.wrt = {"alpha"};
+  auto ev = sp.evaluate({{"x", 0.2}, {"alpha", 0.5}, {kSigmaName, 0.5}}, o);
+  ASSERT_TRUE(ev) << ev.error().message;
+  const double w = 0.5 * std::sqrt(2.0);
+  EXPECT_NEAR(ev->value, Phi(0.3 / w), 1e-12);
+  EXPECT_NEAR(ev->gradient[0].second, phi(0.3 / w) / w, 1e-12);
+  s.dea = false;
+  auto plain = p.withCore(smoothProgram(p.core(), {"x", "alpha"}, s))
+                   .evaluate({{"x", 0.2}, {"alpha", 0.5}, {kSigmaName, 0.5}}, o);
+  ASSERT_TRUE(plain);
+  EXPECT_NEAR(plain->value, Phi(0.3 / 0.5), 1e-12);
+  // (* 3 x): |grad d| = 3, the steep step smoothed as x itself would be.
+  s.dea = true;
+  Program q = parse("(if (<= (* 3 x) 0) 1 0)");
+  EvalOptions ox;
+  ox.wrt = {"x"};
+  auto steep = q.withCore(smoothProgram(q.core(), {"x"}, s)).evaluate({{"x", 0.1}, {kSigmaName, 0.5}}, ox);
+  ASSERT_TRUE(steep) << steep.error().message;
+  EXPECT_NEAR(steep->gradient[0].second, -phi(0.1 / 0.5) / 0.5, 1e-12);
+  SiStats local;
+  Program r = parse("(let ((v (* 2 x))) (if (< v 1) 1 0))");
+  smoothProgram(r.core(), {"x"}, s, &local);
+  EXPECT_EQ(local.smoothed, 1);
+  EXPECT_EQ(local.deaFallback, 1);
 }
 
 TEST(SmoothSi, BothRoutesAndEveryEngineAgree) {
@@ -129,6 +179,19 @@ TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {
   EXPECT_EQ(mapped.value, 1.2);
 }
 
+// Two values that are not both numbers (lists here) cannot be blended: the smoothed `if` takes the likelier arm,
+// which is the crisp outcome (p < 0.5 exactly when the comparison is false), so that comparison acts crisply and
+// contributes no gradient; a number computed after it is still smoothed where it branches again.
+TEST(SmoothSi, ValuesThatCannotBeBlendedTakeTheLikelierArm) {
+  const std::string src = "(+ (car (if (< x 0) (list 1) (list 2))) (if (< x 0) 10 20))";
+  for (double x : {-0.1, 0.1}) {
+    Evaluation ev = siRun(src, x, 0.5);
+    const double p = Phi(-x / 0.5);
+    EXPECT_NEAR(ev.value, (x < 0 ? 1 : 2) + 10 * p + 20 * (1 - p), 1e-12) << x;
+    EXPECT_NEAR(ev.gradient[0].second, 10 * phi(x / 0.5) / 0.5, 1e-12) << x;  // (10 - 20) dp/dx: the numbers' blend
+  }
+}
+
 // An arm below the minimum weight is not run: with the weight 0 the unbounded recursion below never ends, and the
 // step budget says so; with the default it ends and the value is the smoothed count.
 TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
@@ -149,11 +212,11 @@ TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
   EXPECT_FALSE(endless);
 }
 
-// pgo and reinforce at 1,000 samples: within 3 standard errors of -phi(0)/s; an estimate made with a wrong width
-// is not, so the check can fail.
+// pgo, reinforce and dgo at 1,000 samples: within 3 standard errors of -phi(0)/s; an estimate made with a wrong
+// width is not, so the check can fail.
 TEST(SmoothMc, HeavisideEstimatesLieWithinThreeStandardErrors) {
   const double truth = -phi(0) / 0.5;
-  for (Estimator est : {Estimator::Pgo, Estimator::Reinforce}) {
+  for (Estimator est : {Estimator::Pgo, Estimator::Reinforce, Estimator::Dgo}) {
     SmoothSettings s;
     s.mode = Mode::Mc;
     s.estimator = est;
@@ -175,21 +238,47 @@ TEST(SmoothMc, HeavisideEstimatesLieWithinThreeStandardErrors) {
 
 TEST(SmoothMc, TheSameSeedGivesTheSameNumbersOnEveryRouteAndEngine) {
   const std::string src = "(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (* x (f 0))";
+  for (Estimator est : {Estimator::Pgo, Estimator::Dgo}) {
+    SmoothSettings s;
+    s.mode = Mode::Mc;
+    s.estimator = est;
+    s.sigma = 0.3;
+    s.samples = 200;
+    s.seed = 11;
+    Estimate ref = mcRun(src, 1.7, s);
+    for (Route r : {Route::Direct, Route::Dmci})
+      for (const char* engine : {"native", "replay"}) {
+        Estimate e = mcRun(src, 1.7, s, r, engine);
+        EXPECT_EQ(e.value, ref.value) << routeName(r) << " " << engine << " " << estimatorName(est);
+        EXPECT_EQ(e.gradient, ref.gradient) << routeName(r) << " " << engine << " " << estimatorName(est);
+        EXPECT_EQ(e.gradientError, ref.gradientError) << routeName(r) << " " << engine << " " << estimatorName(est);
+      }
+    s.seed = 12;
+    EXPECT_NE(mcRun(src, 1.7, s).gradient, ref.gradient);  // another seed, other draws
+  }
+}
+
+// dgo = the perturbed runs' AD gradients + the branch term. On a program with no branch on x the branch term is
+// absent and dgo is the mean of the runs' exact gradients: for x^3, 3 E[(x + s u)^2] = 3 (x^2 + s^2). On the step
+// the runs' AD gradients are all 0, so the whole answer is the branch term: the kernel estimate at 0 of the
+// condition x + s u times its gradient 1 and the jump 1, whose mean over u is -phi(0)/sqrt(s^2 + h^2).
+TEST(SmoothMc, DgoIsThePathwiseGradientPlusTheBranchTerm) {
   SmoothSettings s;
   s.mode = Mode::Mc;
-  s.sigma = 0.3;
-  s.samples = 200;
-  s.seed = 11;
-  Estimate ref = mcRun(src, 1.7, s);
-  for (Route r : {Route::Direct, Route::Dmci})
-    for (const char* engine : {"native", "replay"}) {
-      Estimate e = mcRun(src, 1.7, s, r, engine);
-      EXPECT_EQ(e.value, ref.value) << routeName(r) << " " << engine;
-      EXPECT_EQ(e.gradient, ref.gradient) << routeName(r) << " " << engine;
-      EXPECT_EQ(e.gradientError, ref.gradientError) << routeName(r) << " " << engine;
-    }
-  s.seed = 12;
-  EXPECT_NE(mcRun(src, 1.7, s).gradient, ref.gradient);  // another seed, other draws
+  s.estimator = Estimator::Dgo;
+  s.sigma = 0.5;
+  s.samples = 4000;
+  s.seed = 5;
+  Estimate cube = mcRun("(* x x x)", 1.0, s);
+  EXPECT_LT(std::fabs(cube.gradient[0] - 3 * (1 + 0.25)), 3 * cube.gradientError[0]);
+  s.bandwidth = 0.4;  // wide enough that the kernel's own smoothing shows: the answer for width 0.5 is 4 errors away
+  Estimate step = mcRun(kHeaviside, 0, s);
+  const double widened = -phi(0) / std::sqrt(0.25 + 0.16);
+  EXPECT_LT(std::fabs(step.gradient[0] - widened), 3 * step.gradientError[0]);
+  EXPECT_GT(std::fabs(step.gradient[0] + phi(0) / 0.5), 3 * step.gradientError[0]);
+  EXPECT_DOUBLE_EQ(dgoBandwidth(s), 0.4);
+  s.bandwidth = 0;
+  EXPECT_DOUBLE_EQ(dgoBandwidth(s), 1.06 * 0.5 * std::pow(4000.0, -0.2));
 }
 
 TEST(SmoothSettingsCheck, BadSettingsAreRefusedWithTheReason) {
@@ -213,6 +302,14 @@ TEST(SmoothSettingsCheck, BadSettingsAreRefusedWithTheReason) {
   EXPECT_FALSE(checkSettings(s));
   s.minWeight = 0.5;
   EXPECT_TRUE(checkSettings(s));
+  s.minWeight = 1e-20;
+  for (double bad : {-0.1, HUGE_VAL, std::nan("")}) {
+    s.bandwidth = bad;
+    ASSERT_TRUE(checkSettings(s)) << bad;
+    EXPECT_NE(checkSettings(s)->find("--smooth-bandwidth"), std::string::npos);
+  }
+  s.bandwidth = 0.1;
+  EXPECT_FALSE(checkSettings(s));
 }
 
 }  // namespace

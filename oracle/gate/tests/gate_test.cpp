@@ -581,6 +581,31 @@ TEST(Reports, JsonAndMarkdownAreWrittenAndParse) {
   EXPECT_NE(text.find("| nondifferentiable | 1 |"), std::string::npos);
 }
 
+// The smooth row: on the step si is the exact smoothing and agrees with the pgo reference; on a step whose
+// condition moves three times as fast as x, si's Phi(d/s) smooths it three times too narrowly and the row says
+// it does not agree.
+TEST(Gate, TheSmoothRowComparesSiWithAPgoReference) {
+  GatePair pair;
+  pair.name = "step";
+  pair.bind = {{"x", 0.0}};
+  pair.wrt = {"x"};
+  auto step = Program::fromText("(if (<= x 0) 1 0)", "step.scm");
+  ASSERT_TRUE(step);
+  SmoothCheck c = smoothCheck(*step, pair, GateOptions{});
+  EXPECT_EQ(c.skipped, "");
+  EXPECT_EQ(c.smoothed, 1);
+  ASSERT_EQ(c.si.size(), 1u);
+  EXPECT_NEAR(c.si[0].second, -0.3989422804014327 / SmoothCheck::kSigma, 1e-9);
+  EXPECT_TRUE(c.agrees) << c.worstZ;
+  auto steep = Program::fromText("(if (<= (* 3 x) 0) 1 0)", "steep.scm");
+  ASSERT_TRUE(steep);
+  SmoothCheck d = smoothCheck(*steep, pair, GateOptions{});
+  EXPECT_FALSE(d.agrees);
+  EXPECT_GT(d.worstZ, 4);
+  pair.wrt = {};
+  EXPECT_NE(smoothCheck(*step, pair, GateOptions{}).skipped, "");
+}
+
 TEST(Reports, ErrorsFallIntoTheirDecades) {
   auto b = reports::binErrors({0.0, 1e-18, 3e-12, 0.5, 2.0, std::numeric_limits<double>::infinity()});
   auto countOf = [&](const std::string& label) {
