@@ -156,6 +156,15 @@ int printLanes(const RunArgs& a, const LaneEvaluation& ev) {
   json grad = json::object();
   for (size_t k = 0; k < ev.gradientKeys.size(); ++k) grad[ev.gradientKeys[k]] = jsonNumbers(ev.gradient[k]);
   json j{{"lanes", ev.lanes()}, {"value", jsonNumbers(ev.value)}};
+  if (ev.isTensor && ev.lanes() > 0) {  // each lane's tensor, as a single run prints it; the sums stay in "sum"
+    const size_t n = ev.tensor.size() / ev.lanes();
+    json values = json::array();
+    for (size_t l = 0; l < ev.lanes(); ++l)
+      values.push_back(tensorJson(ev.rank, ev.rows, ev.cols, ev.tensor.data() + l * n));
+    j["sum"] = j["value"];
+    j["value"] = values;
+    j["shape"] = ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols});
+  }
   if (a.gradient) j["gradient"] = grad;
   if (a.stats) j["stats"] = countersJson(ev.counters);
   std::cout << j.dump() << "\n";

@@ -288,6 +288,14 @@ def test_a_value_that_is_not_a_number():
     assert "<text>:1:1" in str(e.value)
 
 
+@pytest.mark.parametrize("engine", ["native", "replay", "compiled"])
+def test_a_tensor_value_in_lanes_names_its_place(engine):
+    prog = dmci.Program("(scale x (vec 1 2))", route="direct", engine=engine)
+    with pytest.raises(dmci.Error) as e:
+        prog.lanes(np.array([[1.0], [2.0]]))
+    assert "tensor" in str(e.value) and "<text>:1:1" in str(e.value), str(e.value)
+
+
 def test_a_spent_budget():
     prog = dmci.Program("(define (f n) (if (< n 1) 0 (+ 1 (f (- n 1))))) (f x)", route="direct", engine="native",
                         max_steps=1000)

@@ -34,8 +34,26 @@ struct Work {
   }
 };
 
-// One thread's chunks on its own Evaluator, until none is left.
-void runChunks(Evaluator& ev, const std::vector<std::vector<double>>& values, Work& w, LaneEvaluation& out) {
+// Why a lane's value cannot stand in the batch lane 0 shaped: a list or other datum, or a number where lane 0
+// gave a tensor (or the reverse, or a tensor of another shape); nullopt when it fits.
+std::optional<Error> misfit(const Evaluation& r, const LaneEvaluation& out, SrcPos pos) {
+  if (r.isData()) return notANumberOrTensor(r.written, pos);
+  auto shape = [](bool tensor, int rank, int rows, int cols) {
+    if (!tensor) return std::string("a number");
+    return rank == 1 ? "a vector of " + std::to_string(rows)
+                     : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix";
+  };
+  std::string mine = shape(r.isTensor, r.rank, r.rows, r.cols);
+  std::string first = shape(out.isTensor, out.rank, out.rows, out.cols);
+  if (mine == first) return std::nullopt;
+  return Error{ErrorKind::Type, "the lanes' values must have one shape: this lane's is " + mine + ", lane 0's " + first,
+               pos};
+}
+
+// One thread's chunks on its own Evaluator, until none is left. A tensor value's entries go to out.tensor (its
+// value is their sum, as a single run's).
+void runChunks(Evaluator& ev, const std::vector<std::vector<double>>& values, Work& w, LaneEvaluation& out,
+               SrcPos pos) {
   std::vector<double> seed(values.size());
   for (;;) {
     size_t from = w.next.fetch_add(w.chunk);
@@ -48,7 +66,12 @@ void runChunks(Evaluator& ev, const std::vector<std::vector<double>>& values, Wo
         w.fail(lane, r.error());
         break;
       }
+      if (auto bad = misfit(*r, out, pos)) {
+        w.fail(lane, *bad);
+        break;
+      }
       out.value[lane] = r->value;
+      if (out.isTensor) std::copy(r->tensor.begin(), r->tensor.end(), out.tensor.begin() + lane * r->tensor.size());
       for (size_t k = 0; k < r->gradient.size() && k < out.gradient.size(); ++k)
         out.gradient[k][lane] = r->gradient[k].second;
     }
@@ -77,6 +100,10 @@ class NativeRun final : public PreparedRun {
     // A lane's value goes into a vector of numbers: any other value is an error here even when a single run
     // would print it.
     if (first->isData()) return notANumberOrTensor(first->written, prepared_.valuePos);
+    if (first->isTensor) {
+      out.isTensor = true, out.rank = first->rank, out.rows = first->rows, out.cols = first->cols;
+      out.tensor.assign(lanes * first->tensor.size(), 0.0);
+    }
     for (const auto& [key, g] : first->gradient) out.gradientKeys.push_back(key);
     out.value.assign(lanes, 0.0);
     out.gradient.assign(out.gradientKeys.size(), std::vector<double>(lanes, 0.0));
@@ -97,10 +124,10 @@ class NativeRun final : public PreparedRun {
         if (ev.setupError())
           w.fail(0, *ev.setupError());
         else
-          runChunks(ev, values, w, out);
+          runChunks(ev, values, w, out, prepared_.valuePos);
         busy[static_cast<size_t>(t)] = std::chrono::duration<double>(Clock::now() - t1).count();
       });
-    runChunks(first_, values, w, out);
+    runChunks(first_, values, w, out, prepared_.valuePos);
     busy[0] = std::chrono::duration<double>(Clock::now() - t0).count();
     for (auto& th : pool) th.join();
     double seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -149,7 +149,14 @@ std::optional<Error> ReplayRun::replayAll(const LaneIn& in, size_t lanes, const 
       next = 0;
       continue;
     }
-    if (r->isData() || r->isTensor) return notANumberOrTensor(r->written, native_.valuePos());
+    if (r->isData() || r->isTensor) {  // lane 0 gave a number (its path is replayable): this lane's value differs
+      Error e = r->isData() ? notANumberOrTensor(r->written, native_.valuePos())
+                            : Error{ErrorKind::Type,
+                                    "the lanes' values must have one shape: this lane's is a tensor, lane 0's a number",
+                                    native_.valuePos()};
+      e.message = "lane " + std::to_string(lane) + ": " + e.message;
+      return e;
+    }
     // No trace for this lane (the cache is full): interpreted.
     ++tally.interpreted;
     out.value[lane] = r->value;

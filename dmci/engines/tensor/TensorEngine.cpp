@@ -132,6 +132,26 @@ void BatchEvaluator::State::raiseFirstError(const std::vector<GroupEnd>& ends, b
 LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
                                              const std::vector<int32_t>& paramSlots) {
   raiseFirstError(ends, true);
+  // Every lane's value of one shape (numbers, or tensors of one shape), else the first lane whose differs from
+  // lane 0's: their values cannot stand in one batch, and a sum would pass for a number.
+  auto shapeOf = [&](const GroupEnd& e) {
+    if (e.value.tag != Tag::Tensor) return std::string("a number");
+    const TensorRec& r = rt.tensor(e.value);
+    return r.rank == 1 ? "a vector of " + std::to_string(r.rows)
+                       : "a " + std::to_string(r.rows) + "x" + std::to_string(r.cols) + " matrix";
+  };
+  if (!ends.empty()) {
+    const GroupEnd& lane0 = *std::min_element(
+        ends.begin(), ends.end(), [](const GroupEnd& a, const GroupEnd& b) { return a.firstLane < b.firstLane; });
+    const GroupEnd* odd = nullptr;
+    for (const auto& e : ends)
+      if (shapeOf(e) != shapeOf(lane0) && (!odd || e.firstLane < odd->firstLane)) odd = &e;
+    if (odd)
+      throw DmciError(Error{ErrorKind::Type,
+                            "lane " + std::to_string(odd->firstLane) + ": the lanes' values must have one shape: " +
+                                "this lane's is " + shapeOf(*odd) + ", lane 0's " + shapeOf(lane0),
+                            valuePos});
+  }
   // Gradient keys: wrt names in order, then literals in source order (one key per position, summed).
   std::vector<std::pair<std::string, std::vector<int32_t>>> keys;
   if (opts.gradient) {

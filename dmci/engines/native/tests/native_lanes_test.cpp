@@ -64,5 +64,37 @@ TEST(NativeLanes, WithoutParametersTheLaneCountIsGiven) {
   EXPECT_EQ(r->value, std::vector<double>(7, 7.0));
 }
 
+// A lane's value must fit the batch lane 0 shaped: a later lane that gives a list, or a tensor where lane 0 gave a
+// number (or another shape), is that lane's error on every CPU engine, never a number made up for it (a list's
+// lane once read 0, a tensor's its entries' sum). Tensor values of one shape keep their entries.
+TEST(NativeLanes, ALaneWhoseValueDoesNotFitTheBatchIsItsError) {
+  const std::vector<std::vector<double>> v{{1.0, 2.0}};
+  struct Case {
+    const char* src;
+    const char* says;
+  } cases[] = {{"(if (< x 1.5) x (list x))", "got (2)"},
+               {"(if (< x 1.5) x (vec x x))", "this lane's is a"},
+               {"(if (< x 1.5) (vec x) (vec x x))", "this lane's is a vector of 2, lane 0's a vector of 1"}};
+  for (const char* name : {"native", "replay", "compiled"}) {
+    auto engine = engineNamed(name);
+    ASSERT_TRUE(engine) << name;
+    for (const auto& c : cases) {
+      EvalOptions o;
+      o.gradient = false;
+      auto r = (*engine)->evaluateLanes(parse(c.src), LaneBatch{{"x"}, v, 2}, o);
+      ASSERT_FALSE(r) << name << " " << c.src << " gave " << r->value[1];
+      EXPECT_EQ(r.error().message.rfind("lane 1: ", 0), 0u) << name << " " << r.error().str();
+      EXPECT_NE(r.error().message.find(c.says), std::string::npos) << name << " " << r.error().str();
+      EXPECT_EQ(r.error().kind, ErrorKind::Type) << name;
+      EXPECT_EQ(r.error().pos.line, 1) << name;
+    }
+    auto t = (*engine)->evaluateLanes(parse("(scale x (vec 1 2))"), LaneBatch{{"x"}, v, 2}, EvalOptions{});
+    ASSERT_TRUE(t) << name << " " << t.error().str();
+    EXPECT_TRUE(t->isTensor) << name;
+    EXPECT_EQ(t->tensor, (std::vector<double>{1, 2, 2, 4})) << name;
+    EXPECT_EQ(t->value, (std::vector<double>{3, 6})) << name;
+  }
+}
+
 }  // namespace
 }  // namespace dmci

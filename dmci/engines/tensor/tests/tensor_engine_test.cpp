@@ -279,6 +279,22 @@ TEST_P(TensorErrors, MatchNativeKindMessageAndPosition) {
   }
 }
 
+// Lanes whose values differ in shape (a number and a tensor, or two tensor shapes) cannot stand in one batch: the
+// first lane that differs from lane 0 is the error, in the native engine's words, never a sum that passes for a
+// number.
+TEST_P(TensorErrors, ALaneOfAnotherShapeIsThatLanesErrorAsNatives) {
+  for (const char* src : {"(if (< x 2) x (vec x x))", "(if (< x 2) (vec x) (vec x x))"}) {
+    Error t = tensorError(src, GetParam(), {"x"}, {{1, 1.5, 3, 4}});
+    auto p = Program::fromText(src, test::kProgFile);
+    auto n = nativeEngine().evaluateLanes(*p, LaneBatch{{"x"}, {{1, 1.5, 3, 4}}}, test::options(GetParam()));
+    ASSERT_FALSE(n) << src;
+    EXPECT_EQ(t.kind, ErrorKind::Type) << src;
+    EXPECT_EQ(t.message, n.error().message) << src;
+    EXPECT_EQ(t.message.rfind("lane 2: the lanes' values must have one shape", 0), 0u) << t.message;
+    EXPECT_EQ(t.pos.str(), n.error().pos.str()) << src;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Routes, TensorErrors, ::testing::Values(Route::Direct, Route::Dmci));
 
 // --- the [B,14] layout agrees with the native Layout14 of the same value ---
