@@ -7,11 +7,13 @@
 //   lbfgs, bfgs    any fit (objective mode's default): a line search (strong Wolfe) on the loss and its gradient.
 //                  With at most kNewtonMax coordinates the line search gets half the iterations and its end is then
 //                  checked by a trust-region Newton method on the exact gradient (its Hessian by forward
-//                  differences of the gradient, the trust-region step solved exactly on its eigendecomposition):
+//                  differences of the gradient, the trust region scaled by Moré's diag(√|H_jj|), its step solved
+//                  exactly on the eigendecomposition):
 //                  unless the line search ended on the gradient test at a point whose Hessian has no negative
 //                  curvature, the Newton method continues from there with the iterations left. It leaves saddles
-//                  and plateaus by their negative curvature, and finishes the badly scaled valleys where a line
-//                  search stalls (Moré–Garbow–Hillstrom's Meyer from 10x its start, ci/fit-objective).
+//                  and plateaus by their negative curvature and finishes valleys where the line search crawls or
+//                  stops early (Moré–Garbow–Hillstrom's Biggs EXP6 from every start, Beale, Kowalik–Osborne and
+//                  Osborne 1 from 100x theirs: ci/fit-objective).
 // Each is a whole solve (fit/Optimizer.h): Ceres runs to its own stop and calls the driver after every iteration.
 // Its stop is then judged here, honestly:
 //   gtol      least squares: the residuals are orthogonal to the Jacobian's columns to within gtol, i.e.
