@@ -44,29 +44,16 @@ std::optional<Route> parseRoute(const std::string& name) {
 Result<Program> Program::fromText(const std::string& text, const std::string& file) {
   auto forms = readAll(text, file);
   if (!forms) return forms.error();
+  return fromForms(*forms, file);
+}
+
+Result<Program> Program::fromForms(const std::vector<DatumPtr>& forms, const std::string& file) {
   ExpandOptions opts;
   opts.file = file;
-  auto core = expandProgram(*forms, opts);
+  auto core = expandProgram(forms, opts);
   if (!core) return core.error();
   Program p;
   p.file_ = file;
-  p.core_ = *core;
-  return p;
-}
-
-Result<Program> Program::fromTexts(const std::vector<std::pair<std::string, std::string>>& sources) {
-  std::vector<DatumPtr> all;
-  for (const auto& [text, file] : sources) {
-    auto forms = readAll(text, file);
-    if (!forms) return forms.error();
-    all.insert(all.end(), forms->begin(), forms->end());
-  }
-  ExpandOptions opts;
-  opts.file = sources.empty() ? "<empty>" : sources.back().second;
-  auto core = expandProgram(all, opts);
-  if (!core) return core.error();
-  Program p;
-  p.file_ = opts.file;
   p.core_ = *core;
   return p;
 }

@@ -27,9 +27,9 @@ class Program {
   static Result<Program> fromText(const std::string& text, const std::string& file);
   // "-" reads standard input (named "<stdin>" in positions).
   static Result<Program> fromFile(const std::string& path);
-  // Several texts (text, file name) read as one program, in order: `dmci fit` puts definitions of data before a
-  // user's program this way, and each form keeps its own file's positions. The program is named by the last file.
-  static Result<Program> fromTexts(const std::vector<std::pair<std::string, std::string>>& sources);
+  // Forms already read (and perhaps rewritten) expanded as one program named `file`: `dmci fit` binds its data
+  // columns and fitted literals on the read forms this way, with each form's own positions kept.
+  static Result<Program> fromForms(const std::vector<DatumPtr>& forms, const std::string& file);
   // A program whose expanded form a pass rewrote (smooth/Smooth.h), named as the program it came from.
   Program withCore(ExprPtr core) const {
     Program p;

@@ -64,6 +64,72 @@ Result<std::vector<LiteralSite>> findLiterals(const std::string& text, const std
   return out;
 }
 
+namespace {
+
+struct Binder {
+  uint32_t file;
+  std::vector<LiteralSite>& sites;
+  std::vector<bool> found;
+
+  // The site at `pos`, or nullptr.
+  LiteralSite* siteAt(const SrcPos& pos) {
+    if (pos.file != file) return nullptr;
+    for (size_t k = 0; k < sites.size(); ++k)
+      if (sites[k].line == pos.line && sites[k].col == pos.col) {
+        found[k] = true;
+        return &sites[k];
+      }
+    return nullptr;
+  }
+
+  // `d` with its sites bound; `quoted` > 0 inside a quote (or a quasiquote outside its unquotes). The reader nests
+  // at most kMaxReadDepth deep, so this recursion is bounded.
+  DatumPtr bind(const DatumPtr& d, int quoted) {
+    if (d->kind == DatumKind::Number) {
+      LiteralSite* site = siteAt(d->pos);
+      if (!site) return d;
+      if (quoted > 0)
+        throw DmciError(Error{ErrorKind::Usage,
+                              "the literal " + formatNumber(d->number) +
+                                  " is inside a quoted datum and cannot be fitted: write it with list instead",
+                              d->pos});
+      site->value = d->number;
+      return Datum::symbol(site->variable, d->pos);
+    }
+    if (d->kind != DatumKind::List) return d;
+    const std::string& head = d->head();
+    int inner = quoted;
+    if (head == "quote") inner = quoted + 1000;  // nothing inside a quote is evaluated
+    if (head == "quasiquote") inner = quoted + 1;
+    if ((head == "unquote" || head == "unquote-splicing") && quoted > 0) inner = quoted - 1;
+    std::vector<DatumPtr> items;
+    bool changed = false;
+    for (const auto& item : d->items) {
+      items.push_back(bind(item, inner));
+      changed = changed || items.back() != item;
+    }
+    DatumPtr tail = d->tail ? bind(d->tail, inner) : nullptr;
+    changed = changed || tail != d->tail;
+    return changed ? Datum::list(std::move(items), d->pos, tail) : d;
+  }
+};
+
+}  // namespace
+
+Result<std::vector<DatumPtr>> bindLiterals(const std::vector<DatumPtr>& forms, const std::string& file,
+                                           std::vector<LiteralSite>& sites) {
+  return catchErrors([&] {
+    Binder b{internFile(file), sites, std::vector<bool>(sites.size(), false)};
+    std::vector<DatumPtr> out;
+    for (const auto& d : forms) out.push_back(b.bind(d, 0));
+    for (size_t k = 0; k < sites.size(); ++k)
+      if (!b.found[k])
+        throw DmciError(Error{ErrorKind::Usage, "no number literal at " + sites[k].key,
+                              SrcPos{internFile(file), sites[k].line, sites[k].col}});
+    return out;
+  });
+}
+
 std::string replaceTokens(const std::string& text, const std::vector<LiteralSite>& sites,
                           const std::vector<std::string>& replacement) {
   std::vector<size_t> order(sites.size());

@@ -15,12 +15,15 @@ namespace {
 
 Error usage(const std::string& msg) { return Error{ErrorKind::Usage, msg, {}}; }
 
-// The whole-column bindings as definitions, read before the program (a source of their own: "<data>").
-Result<std::string> dataDefinitions(const std::vector<DataBinding>& bindings) {
-  std::string text;
+// The whole-column bindings as definitions, put before the program's forms: (define NAME (list x1 x2 ...)), or
+// (vec ...), built as datums (in a source of their own, "<data>") that hold the column's doubles themselves: no
+// number is printed and read back, and no name is written into text.
+Result<std::vector<DatumPtr>> dataForms(const std::vector<DataBinding>& bindings) {
+  std::vector<DatumPtr> forms;
+  const uint32_t file = internFile("<data>");
   for (const auto& b : bindings) {
     std::string option = b.vector ? "--data-vec " : "--data-list ";
-    // The name is written into the definitions' text: it must read back as that one symbol and nothing more.
+    // The name must read as that one symbol and nothing more: a name no program could refer to is a mistake.
     auto name = readAll(b.name, "<data>");
     if (!name || name->size() != 1 || (*name)[0]->kind != DatumKind::Symbol || (*name)[0]->text != b.name)
       return usage(option + b.name + "=...: the name must be a plain symbol (no spaces, parentheses, quotes, ;)");
@@ -28,14 +31,23 @@ Result<std::string> dataDefinitions(const std::vector<DataBinding>& bindings) {
     if (!table) return table.error();
     auto col = table->column(b.column, option + b.name);
     if (!col) return col.error();
-    text += "(define " + b.name + (b.vector ? " (vec" : " (list");
-    for (double x : table->columns[static_cast<size_t>(*col)]) {
-      text += ' ';
-      text += schemeNumber(x);
-    }
-    text += "))\n";
+    const uint32_t line = static_cast<uint32_t>(forms.size() + 1);
+    std::vector<DatumPtr> items{Datum::symbol(b.vector ? "vec" : "list", SrcPos{file, line, 1})};
+    const auto& values = table->columns[static_cast<size_t>(*col)];
+    for (size_t i = 0; i < values.size(); ++i)
+      items.push_back(Datum::num(values[i], SrcPos{file, line, static_cast<uint32_t>(i + 2)}));
+    forms.push_back(Datum::list({Datum::symbol("define", SrcPos{file, line, 1}), Datum::symbol(b.name, {file, line, 1}),
+                                 Datum::list(std::move(items), SrcPos{file, line, 1})},
+                                SrcPos{file, line, 1}));
   }
-  return text;
+  return forms;
+}
+
+// `a` then `b`.
+std::vector<DatumPtr> joinedForms(const std::vector<DatumPtr>& a, const std::vector<DatumPtr>& b) {
+  std::vector<DatumPtr> out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
 }
 
 // The literal keys of the user's program, from one gradient evaluation at the start (row 0 in data mode).
@@ -364,19 +376,26 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
     auto col = s.data->column(s.target, "--target");
     return col.error();
   }
-  auto defs = dataDefinitions(s.dataBindings);
+  // The program is read once; everything after binds on its forms.
+  auto forms = readAll(s.programText, s.programPath);
+  if (!forms) return forms.error();
+  auto defs = dataForms(s.dataBindings);
   if (!defs) return defs.error();
-  auto user = Program::fromTexts({{*defs, "<data>"}, {s.programText, s.programPath}});
+  auto user = Program::fromForms(joinedForms(*defs, *forms), s.programPath);
   if (!user) return user.error();
   auto free = user->freeParameters();
   Wrt w = resolveWrt(s);
   auto f = fittedParameters(s, w, free);
   if (!f) return f.error();
+  std::vector<DatumPtr> fittedForms = *forms;
   if (w.literals) {
     auto keys = literalKeysOf(*user, startSeed(s, free), s.options.budget);
     if (!keys) return keys.error();
     auto sites = findLiterals(s.programText, s.programPath, *keys, free);
     if (!sites) return sites.error();
+    auto bound = bindLiterals(*forms, s.programPath, *sites);  // each site's value: its datum's number
+    if (!bound) return bound.error();
+    fittedForms = std::move(*bound);
     for (const auto& site : *sites) {
       f->names.push_back(site.key), f->variables.push_back(site.variable), f->start.push_back(site.value);
       f->literals.push_back(site);
@@ -384,10 +403,7 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   }
   if (f->names.empty()) return usage("nothing to fit: --wrt names no parameter and the program has no literal");
   if (auto err = applyTransforms(s, *f)) return *err;
-  std::vector<std::string> tokens;
-  for (const auto& site : f->literals) tokens.push_back(site.variable);
-  auto fitted =
-      Program::fromTexts({{*defs, "<data>"}, {replaceTokens(s.programText, f->literals, tokens), s.programPath}});
+  auto fitted = Program::fromForms(joinedForms(*defs, fittedForms), s.programPath);
   if (!fitted) return fitted.error();
   auto prepared = prepareRuns(s, smoothedIfAsked(s, *fitted, *f), free, *f);
   if (!prepared) return prepared.error();
@@ -401,10 +417,9 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
         return usage("--holdout-data-list " + b.name + ": not bound by --data-list or --data-vec as well");
       *it = b;
     }
-    auto heldDefs = dataDefinitions(bindings);
+    auto heldDefs = dataForms(bindings);
     if (!heldDefs) return heldDefs.error();
-    auto heldProgram =
-        Program::fromTexts({{*heldDefs, "<data>"}, {replaceTokens(s.programText, f->literals, tokens), s.programPath}});
+    auto heldProgram = Program::fromForms(joinedForms(*heldDefs, fittedForms), s.programPath);
     if (!heldProgram) return heldProgram.error();
     auto heldRuns = prepareRuns(s, smoothedIfAsked(s, *heldProgram, *f), free, *f);
     if (!heldRuns) return heldRuns.error();

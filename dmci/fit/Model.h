@@ -8,7 +8,8 @@
 //   objective mode  (no target) the program's value is the loss. Whole columns can be bound as data: a list
 //                   (--data-list ys=FILE.csv:COL) or a vector (--data-vec), defined before the program.
 //
-// Literals are fitted as fresh variables standing in their tokens (fit/Literals.h). Every engine is driven
+// The program text is read once: the columns are bound as datums put before its forms, and the literals fitted as
+// fresh variables standing in their datums (fit/Literals.h), with no text written and read back. Every engine is driven
 // through the seam (Engine::prepare, PreparedRun::run/runLanes), so any engine fits.
 #pragma once
 #include <map>

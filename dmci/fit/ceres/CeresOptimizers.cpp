@@ -5,6 +5,15 @@
 //                  dogleg is Powell's. Bounds are real bounds; --loss huber, softl1 and cauchy are Ceres's robust
 //                  losses on the squared residuals.
 //   lbfgs, bfgs    any fit (objective mode's default): a line search (strong Wolfe) on the loss and its gradient.
+//                  With at most kNewtonMax coordinates the line search gets half the iterations and its end is then
+//                  checked by a trust-region Newton method on the exact gradient (its Hessian by forward
+//                  differences of the gradient, the trust region scaled by Moré's diag(√|H_jj|), its step solved
+//                  exactly on the eigendecomposition):
+//                  unless the line search ended on the gradient test at a point whose Hessian has no negative
+//                  curvature, the Newton method continues from there with the iterations left. It leaves saddles
+//                  and plateaus by their negative curvature and finishes valleys where the line search crawls or
+//                  stops early (Moré–Garbow–Hillstrom's Biggs EXP6 from every start, Beale, Kowalik–Osborne and
+//                  Osborne 1 from 100x theirs: ci/fit-objective).
 // Each is a whole solve (fit/Optimizer.h): Ceres runs to its own stop and calls the driver after every iteration.
 // Its stop is then judged here, honestly:
 //   gtol      least squares: the residuals are orthogonal to the Jacobian's columns to within gtol, i.e.
@@ -175,6 +184,64 @@ class AfterEach : public ceres::IterationCallback {
   double gtol_;
 };
 
+constexpr size_t kNewtonMax = 100;  // line search: the trust-region Newton check up to this many coordinates
+
+// The loss's Hessian at x by forward differences of its exact gradient `g` there (n more gradients), symmetrised.
+Eigen::MatrixXd hessianAt(Objective& f, const std::vector<double>& x, const std::vector<double>& g) {
+  const size_t n = x.size();
+  Eigen::MatrixXd H(n, n);
+  std::vector<double> xh = x, gh;
+  for (size_t j = 0; j < n; ++j) {
+    const double h = 1.49e-8 * std::max(1.0, std::fabs(x[j]));
+    xh[j] = x[j] + h;
+    const double dh = xh[j] - x[j];  // the step as represented
+    double v = f.loss(xh, &gh);
+    xh[j] = x[j];
+    for (size_t i = 0; i < n; ++i)
+      H(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) = std::isfinite(v) ? (gh[i] - g[i]) / dh : 0.0;
+  }
+  return 0.5 * (H + H.transpose());
+}
+
+// The step p minimising gᵀp + ½pᵀHp over ‖p‖ ≤ radius, exactly, on H's eigendecomposition (Moré and Sorensen's
+// characterisation: (H + μI)p = −g with H + μI positive semidefinite, μ(radius − ‖p‖) = 0; the hard case is met
+// along the lowest eigenvector).
+Eigen::VectorXd trustRegionStep(const Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>& eig, const Eigen::VectorXd& g,
+                                double radius) {
+  const Eigen::VectorXd& lambda = eig.eigenvalues();
+  const Eigen::MatrixXd& V = eig.eigenvectors();
+  const Eigen::VectorXd gt = V.transpose() * g;
+  const double lmin = lambda(0), scale = std::max(1e-300, lambda.cwiseAbs().maxCoeff());
+  auto stepNorm = [&](double mu) {
+    double s = 0;
+    for (Eigen::Index i = 0; i < gt.size(); ++i) {
+      double d = lambda(i) + mu;
+      if (d <= 0) return std::numeric_limits<double>::infinity();
+      s += gt(i) * gt(i) / (d * d);
+    }
+    return std::sqrt(s);
+  };
+  auto stepFor = [&](double mu) {
+    Eigen::VectorXd c(gt.size());
+    for (Eigen::Index i = 0; i < gt.size(); ++i) c(i) = lambda(i) + mu > 0 ? -gt(i) / (lambda(i) + mu) : 0.0;
+    return Eigen::VectorXd(V * c);
+  };
+  if (lmin > 1e-12 * scale && stepNorm(0) <= radius) return stepFor(0);  // the Newton step fits
+  double lo = std::max(0.0, -lmin) + 1e-14 * scale;
+  if (stepNorm(lo) <= radius) {  // the hard case: the rest of the radius along the lowest curvature
+    Eigen::VectorXd p = stepFor(lo);
+    double tau = std::sqrt(std::max(0.0, radius * radius - p.squaredNorm()));
+    return p + tau * V.col(0);
+  }
+  double hi = lo + g.norm() / radius + scale;
+  while (stepNorm(hi) > radius) hi *= 2;
+  for (int it = 0; it < 200 && hi - lo > 1e-15 * hi; ++it) {
+    double mid = 0.5 * (lo + hi);
+    (stepNorm(mid) > radius ? lo : hi) = mid;
+  }
+  return stepFor(hi);
+}
+
 enum class Method { Lm, Dogleg, Lbfgs, Bfgs };
 
 class CeresMethod : public Optimizer {
@@ -294,7 +361,8 @@ class CeresMethod : public Optimizer {
     o.line_search_type = ceres::WOLFE;
     o.max_lbfgs_rank = std::max(1, settings_.history);
     o.use_approximate_eigenvalue_bfgs_scaling = true;
-    o.max_num_iterations = settings_.steps;
+    const bool newton = x_.size() <= kNewtonMax;
+    o.max_num_iterations = newton ? std::max(1, settings_.steps / 2) : settings_.steps;
     o.function_tolerance = settings_.ftol;
     o.parameter_tolerance = settings_.xtol;
     o.gradient_tolerance = settings_.gtol;
@@ -315,7 +383,110 @@ class CeresMethod : public Optimizer {
       return lastGradient_ <= kConfirm * settings_.gtol * std::max(1.0, std::fabs(v));
     };
     judge(summary, each, confirmed, "the gradient's largest entry", false);
+    if (newton && !each.ended) {
+      int left = settings_.steps - std::max(0, static_cast<int>(summary.iterations.size()) - 1);
+      newtonPolish(f, after, std::max(0, left));
+    }
   }
+
+  // The trust-region Newton check after a line search (see the top of this file). Its stops are judged as the line
+  // search's are: gtol where the gradient's largest entry ≤ gtol and the Hessian has no negative curvature beyond
+  // rounding; a trust region shrunk below xtol·(‖x‖ + xtol), or a step that lowered the cost by ≤ ftol of it,
+  // converged where the gradient passes 1e4·gtol·max(1, |f|), else stalled; the iterations spent, steps.
+  void newtonPolish(Objective& f, const AfterIteration& after, int left) {
+    const size_t n = x_.size();
+    std::vector<double> g, gTrial, x = x_;
+    double fx = f.loss(x, &g);
+    if (!std::isfinite(fx)) return;
+    auto gmax = [](const std::vector<double>& v) {
+      double m = 0;
+      for (double e : v) m = std::max(m, std::fabs(e));
+      return m;
+    };
+    // The trust region is an ellipsoid, ‖D p‖ ≤ radius, with Moré's scaling D = diag(√|H_jj|) (each entry the largest
+    // seen so far): values of scales 1e-6 and 1e4 side by side then move alike (Meyer's function).
+    Eigen::VectorXd D = Eigen::VectorXd::Zero(static_cast<Eigen::Index>(n));
+    auto hessian = [&] {
+      Eigen::MatrixXd H = hessianAt(f, x, g);
+      for (Eigen::Index j = 0; j < H.rows(); ++j) D(j) = std::max(D(j), std::sqrt(std::fabs(H(j, j))));
+      const double floor = std::max(1e-300, 1e-12 * D.maxCoeff());
+      for (Eigen::Index j = 0; j < H.rows(); ++j) D(j) = std::max(D(j), floor);
+      Eigen::MatrixXd Hs = D.cwiseInverse().asDiagonal() * H * D.cwiseInverse().asDiagonal();
+      return Eigen::SelfAdjointEigenSolver<Eigen::MatrixXd>(0.5 * (Hs + Hs.transpose()));
+    };
+    auto eig = hessian();
+    auto curved = [&] {  // no negative curvature beyond the differences' rounding
+      const auto& l = eig.eigenvalues();
+      return l(0) >= -1e-6 * std::max(1.0, l.cwiseAbs().maxCoeff());
+    };
+    if (stop_.reason == "gtol" && curved()) return;  // the line search's stop stands
+    auto norm = [](const std::vector<double>& v) {
+      double s = 0;
+      for (double e : v) s += e * e;
+      return std::sqrt(s);
+    };
+    double radius = 1.0;  // in the scaled coordinates D·x
+    const std::string words = "the gradient's largest entry";
+    for (int it = 0;; ++it) {
+      if (gmax(g) <= settings_.gtol && curved()) {
+        stop_ = {"gtol", "trust-region Newton: " + words + " " + g_(gmax(g)) + " <= gtol " + g_(settings_.gtol)};
+        return;
+      }
+      if (it >= left) {
+        stop_ = {"steps", "trust-region Newton: the iteration limit"};
+        return;
+      }
+      // Iterate until a step is taken or the region has shrunk to nothing.
+      bool taken = false;
+      double reduction = 0, stepNorm = INFINITY;
+      while (!taken) {
+        if (stepNorm <= settings_.xtol * (norm(x) + settings_.xtol)) {
+          bool ok = gmax(g) <= kConfirm * settings_.gtol * std::max(1.0, std::fabs(fx));
+          stop_ =
+              ok ? Stop{"xtol", "trust-region Newton: the trust region shrank below xtol; " + words + " " + g_(gmax(g))}
+                 : Stop{"stalled", "trust-region Newton: the trust region shrank to nothing while " + words +
+                                       " is still " + g_(gmax(g)) + ": the method cannot make progress here"};
+          return;
+        }
+        // The step in the scaled coordinates: the model gᵀp + ½pᵀHp with g and H scaled by D⁻¹.
+        Eigen::VectorXd gv = Eigen::Map<const Eigen::VectorXd>(g.data(), static_cast<Eigen::Index>(n));
+        Eigen::VectorXd gs = D.cwiseInverse().asDiagonal() * gv;
+        Eigen::VectorXd ps = trustRegionStep(eig, gs, radius);
+        const Eigen::VectorXd& lambda = eig.eigenvalues();
+        Eigen::VectorXd pt = eig.eigenvectors().transpose() * ps;
+        double model = gs.dot(ps) + 0.5 * (pt.array().square() * lambda.array()).sum();
+        Eigen::VectorXd p = D.cwiseInverse().asDiagonal() * ps;
+        stepNorm = p.norm();
+        std::vector<double> trial(n);
+        for (size_t j = 0; j < n; ++j) trial[j] = x[j] + p(static_cast<Eigen::Index>(j));
+        double ft = f.loss(trial, &gTrial);
+        double rho = std::isfinite(ft) && model < 0 ? (ft - fx) / model : -1;
+        if (!std::isfinite(ft) || !(ft < fx) || rho < 1e-4) {
+          radius = 0.25 * std::min(radius, ps.norm());
+          continue;
+        }
+        if (rho > 0.75 && ps.norm() > 0.99 * radius) radius *= 2;
+        if (rho < 0.25) radius = 0.25 * ps.norm();
+        reduction = fx - ft;
+        x = trial, fx = ft, g = gTrial, taken = true;
+      }
+      x_ = x;
+      if (!after(x_)) {
+        stop_ = {"ended", "ended by the fit driver"};
+        return;
+      }
+      eig = hessian();
+      if (reduction <= settings_.ftol * std::fabs(fx) && !(gmax(g) <= settings_.gtol)) {
+        bool ok = gmax(g) <= kConfirm * settings_.gtol * std::max(1.0, std::fabs(fx)) && curved();
+        stop_ = ok ? Stop{"ftol",
+                          "trust-region Newton: a step lowered the cost by <= ftol of it; " + words + " " + g_(gmax(g))}
+                   : Stop{"stalled", "trust-region Newton: a step lowered the cost by <= ftol of it while " + words +
+                                         " is still " + g_(gmax(g)) + ": the method cannot make progress here"};
+        return;
+      }
+    }
+  }
+  static std::string g_(double v) { return g(v); }
 
   double lastGradient_ = 0;
   bool vanished_ = false;  // the residuals vanished (a zero-residual fit)

@@ -4,12 +4,13 @@
 //     the model, NIST's two starts, the certified values and standard errors): from both starts, every parameter
 //     to at least 6 correct digits and the certified standard errors to at least 3; a run that misses may not say
 //     "converged";
-//   - classic unconstrained minimisation problems with known minima (Moré, Garbow and Hillstrom, "Testing
+//   - the 35 classic unconstrained minimisation problems with known minima (Moré, Garbow and Hillstrom, "Testing
 //     unconstrained optimization software", ACM TOMS 7(1), 1981) as Scheme programs in objective mode, from the
 //     standard start and 10x and 100x it: solved where the defaults can, and "converged" only at a point where
 //     the gradient (checked here, independently) vanishes.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -208,86 +209,42 @@ struct Classic {
   std::string name, program;
   std::vector<std::string> vars;
   std::vector<double> start;
-  double minimum;  // the known global minimum f*
+  double minimum;  // the published global minimum f*
 };
 
-// The sum of squares of the residual forms, as a program.
-std::string sumOfSquares(const std::vector<std::string>& residuals) {
-  std::string s = "(+";
-  for (const auto& r : residuals) s += " (square " + r + ")";
-  return s + ")";
-}
-
+// The problems in dmci/fit/tests/data/mgh/ (written by ci/fit-objective from ci/mgh_problems.py): each a program
+// of x1..xn, with ';; start x1=.. x2=..' and ';; minimum f*' lines.
 std::vector<Classic> classics() {
   std::vector<Classic> out;
-  out.push_back({"Rosenbrock", sumOfSquares({"(* 10 (- x2 (* x1 x1)))", "(- 1 x1)"}), {"x1", "x2"}, {-1.2, 1}, 0});
-  out.push_back({"FreudensteinRoth",
-                 sumOfSquares({"(+ -13 x1 (* (- (* (- 5 x2) x2) 2) x2))", "(+ -29 x1 (* (- (* (+ x2 1) x2) 14) x2))"}),
-                 {"x1", "x2"},
-                 {0.5, -2},
-                 0});
-  out.push_back({"PowellBadlyScaled",
-                 sumOfSquares({"(- (* 10000 x1 x2) 1)", "(- (+ (exp (- x1)) (exp (- x2))) 1.0001)"}),
-                 {"x1", "x2"},
-                 {0, 1},
-                 0});
-  out.push_back({"BrownBadlyScaled",
-                 sumOfSquares({"(- x1 1000000)", "(- x2 0.000002)", "(- (* x1 x2) 2)"}),
-                 {"x1", "x2"},
-                 {1, 1},
-                 0});
-  out.push_back({"Beale",
-                 sumOfSquares({"(- 1.5 (* x1 (- 1 x2)))", "(- 2.25 (* x1 (- 1 (* x2 x2))))",
-                               "(- 2.625 (* x1 (- 1 (* x2 x2 x2))))"}),
-                 {"x1", "x2"},
-                 {1, 1},
-                 0});
-  {
-    std::vector<std::string> r;
-    for (int i = 1; i <= 10; ++i) {
-      std::string k = std::to_string(i);
-      r.push_back("(- (+ 2 (* 2 " + k + ")) (+ (exp (* " + k + " x1)) (exp (* " + k + " x2))))");
+  std::vector<std::filesystem::path> files;
+  for (const auto& e : std::filesystem::directory_iterator(DMCI_SOURCE_DIR "/dmci/fit/tests/data/mgh"))
+    if (e.path().extension() == ".scm") files.push_back(e.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    Classic c;
+    c.name = file.stem().string(), c.program = text.str(), c.minimum = NAN;
+    std::istringstream lines(c.program);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind(";; start ", 0) == 0) {
+        std::istringstream items(line.substr(9));
+        for (std::string item; items >> item;) {
+          size_t eq = item.find('=');
+          c.vars.push_back(item.substr(0, eq)), c.start.push_back(std::stod(item.substr(eq + 1)));
+        }
+      }
+      if (line.rfind(";; minimum ", 0) == 0) c.minimum = std::stod(line.substr(11));
     }
-    out.push_back({"JennrichSampson", sumOfSquares(r), {"x1", "x2"}, {0.3, 0.4}, 124.362182});
-  }
-  out.push_back({"HelicalValley",
-                 "(let ((t (/ (atan (/ x2 x1)) (* 2 3.141592653589793))))"
-                 "  (+ (square (* 10 (- x3 (* 10 (if (< x1 0) (+ t 0.5) t)))))"
-                 "     (square (* 10 (- (sqrt (+ (* x1 x1) (* x2 x2))) 1))) (square x3)))",
-                 {"x1", "x2", "x3"},
-                 {-1, 0, 0},
-                 0});
-  {
-    std::vector<std::string> r;
-    for (int i = 1; i <= 10; ++i) {
-      std::string t = std::to_string(0.1 * i);
-      r.push_back("(- (exp (* -" + t + " x1)) (exp (* -" + t + " x2)) (* x3 (- (exp -" + t + ") (exp (* -10 " + t +
-                  ")))))");
-    }
-    out.push_back({"Box3D", sumOfSquares(r), {"x1", "x2", "x3"}, {0, 10, 20}, 0});
-  }
-  out.push_back({"Wood",
-                 "(+ (* 100 (square (- x2 (* x1 x1)))) (square (- 1 x1)) (* 90 (square (- x4 (* x3 x3))))"
-                 "   (square (- 1 x3)) (* 10.1 (+ (square (- x2 1)) (square (- x4 1)))) (* 19.8 (- x2 1) (- x4 1)))",
-                 {"x1", "x2", "x3", "x4"},
-                 {-3, -1, -3, -1},
-                 0});
-  out.push_back({"PowellSingular",
-                 "(+ (square (+ x1 (* 10 x2))) (* 5 (square (- x3 x4))) (expt (- x2 (* 2 x3)) 4)"
-                 "   (* 10 (expt (- x1 x4) 4)))",
-                 {"x1", "x2", "x3", "x4"},
-                 {3, -1, 0, 1},
-                 0});
-  {
-    std::vector<std::string> r;
-    for (int i = 1; i <= 20; ++i) {
-      std::string t = std::to_string(i / 5.0);
-      r.push_back("(+ (square (- (+ x1 (* " + t + " x2)) (exp " + t + "))) (square (- (+ x3 (* x4 (sin " + t +
-                  "))) (cos " + t + "))))");
-    }
-    out.push_back({"BrownDennis", sumOfSquares(r), {"x1", "x2", "x3", "x4"}, {25, 5, -5, -1}, 85822.2016263563});
+    out.push_back(c);
   }
   return out;
+}
+
+// The suite's rule (ci/mgh_problems.py's `solved`): f within 1e-6·max(1, |f*|) of f*, or below it.
+bool solvedAt(double f, double minimum) {
+  return std::isfinite(f) && f <= minimum + 1e-6 * std::max(1.0, std::fabs(minimum));
 }
 
 struct ClassicRun {
@@ -303,9 +260,7 @@ ClassicRun fitClassic(const Classic& c, double scale) {
   auto model = makeModel(spec);
   EXPECT_TRUE(model.ok()) << model.error().str();
   if (!model) return run;
-  FitSettings settings;
-  settings.optimizer = "lbfgs", settings.steps = 2000;
-  auto r = runFit(**model, settings);
+  auto r = runFit(**model, FitSettings{});  // the defaults, as `dmci fit` runs it
   if (!r) return run;  // a program error at a far start (a domain error): unsolved, and not converged
   run.result = *r;
   std::vector<double> grad;
@@ -315,18 +270,26 @@ ClassicRun fitClassic(const Classic& c, double scale) {
   return run;
 }
 
-TEST(MoreGarbowHillstrom, SolvedFromTheStandardStartsAndConvergedOnlyWhereEarned) {
-  int runs = 0, solved = 0, solvedStandard = 0, standard = 0;
+TEST(MoreGarbowHillstrom, TheWholeSetIsThere) {
+  auto all = classics();
+  ASSERT_EQ(all.size(), 35u);
+  for (const auto& c : all) {
+    EXPECT_FALSE(c.vars.empty()) << c.name;
+    EXPECT_TRUE(std::isfinite(c.minimum)) << c.name;
+  }
+}
+
+TEST(MoreGarbowHillstrom, SolvedFromThreeStartsAndConvergedOnlyWhereEarned) {
+  int runs = 0, solved = 0;
   std::string report;
   for (const auto& c : classics())
     for (double scale : {1.0, 10.0, 100.0}) {
       ClassicRun run = fitClassic(c, scale);
       const FitResult& r = run.result;
       ++runs;
-      bool ok = !r.theta.empty() && std::isfinite(r.loss) && r.loss <= c.minimum + 1e-8 * std::max(1.0, c.minimum);
+      bool ok = !r.theta.empty() && solvedAt(r.loss, c.minimum);
       solved += ok;
-      if (scale == 1) ++standard, solvedStandard += ok;
-      // "converged" is earned at a minimum, or at a point where the gradient vanishes (a local minimum).
+      // "converged" is earned at the minimum, or at a point where the gradient vanishes (a local minimum).
       if (r.converged) {
         EXPECT_TRUE(ok || run.gradientMax <= 1e-4 * std::max(1.0, std::fabs(r.loss)))
             << c.name << " x" << scale << ": says converged at loss " << r.loss << " with gradient " << run.gradientMax;
@@ -334,10 +297,9 @@ TEST(MoreGarbowHillstrom, SolvedFromTheStandardStartsAndConvergedOnlyWhereEarned
       report += c.name + " x" + std::to_string(static_cast<int>(scale)) + ": loss " + std::to_string(r.loss) + " " +
                 (r.converged ? "converged" : "not converged") + " (" + r.stop + ")" + (ok ? " solved" : "") + "\n";
     }
-  std::printf("%s%d of %d runs solved (%d of %d from the standard starts)\n", report.c_str(), solved, runs,
-              solvedStandard, standard);
-  EXPECT_EQ(solvedStandard, standard - 1) << report;  // all but Freudenstein-Roth (its local minimum) from x1
-  EXPECT_GE(solved, runs * 3 / 4) << report;
+  std::printf("%s%d of %d runs solved\n", report.c_str(), solved, runs);
+  // scipy's BFGS with the exact gradient and a generous budget solves 84 of these 105 (ci/fit-objective).
+  EXPECT_GE(solved, 89) << report;
 }
 
 }  // namespace

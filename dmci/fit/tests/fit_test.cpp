@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <random>
@@ -374,6 +375,77 @@ TEST(FitObjective, AGaussianLikelihoodOverAListColumnGivesTheSampleMeanAndVarian
   for (double y : ys) var += (y - mean) * (y - mean) / static_cast<double>(ys.size());
   EXPECT_NEAR(r->theta[0], mean, 1e-8);
   EXPECT_NEAR(r->theta[1], std::sqrt(var), 1e-8);
+}
+
+// --- the fit binds on the read program, not on generated text ---
+
+// A column written as these exact texts, in a CSV of its own.
+std::string columnFile(const std::string& name, const std::vector<std::string>& cells) {
+  std::string path = ::testing::TempDir() + "/" + name + ".csv";
+  std::FILE* out = std::fopen(path.c_str(), "w");
+  std::fprintf(out, "ys\n");
+  for (const auto& c : cells) std::fprintf(out, "%s\n", c.c_str());
+  std::fclose(out);
+  return path;
+}
+
+TEST(FitBinding, AListColumnArrivesInTheProgramBitForBit) {
+  // 0.1 + 2^-52 (the neighbour above 0.1's double), a subnormal, and the largest double: each value the program
+  // sees is the cell's double itself (the loss below is k times element i of ys, with k = 1).
+  const std::vector<std::string> cells{"0.10000000000000003", "1e-310", "1.7976931348623157e308", "-0.0"};
+  std::string path = columnFile("fit_binding_exact", cells);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    ModelSpec spec;
+    spec.programPath = "pick.scm";
+    spec.programText = "(* k (list-ref ys " + std::to_string(i) + "))";
+    spec.binds = {{"k", 1.0}};
+    spec.dataBindings = {{"ys", path, "ys", false}};
+    auto m = makeModel(spec);
+    ASSERT_TRUE(m.ok()) << m.error().str();
+    double got = (*m)->loss({1.0}, nullptr), want = std::strtod(cells[i].c_str(), nullptr);
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << cells[i] << " arrived as " << schemeNumber(got);
+  }
+}
+
+TEST(FitBinding, AFittedLiteralKeepsEveryOtherPositionOfTheProgram) {
+  // The literals 1.5, 1 and 0 are fitted as variables; the error later on the same line is still said at its own
+  // column (26), as the user wrote it: the program is not rewritten as text and read again (where the longer
+  // variable names would have moved it to column 55).
+  auto t = parseDataTable("x,y\n1,2\n2,4\n", "data.csv");
+  ModelSpec spec;
+  spec.programPath = "model.scm", spec.programText = "(+ (* 1.5 x) (if (> x 1) (car x) 0))";
+  spec.data = &*t, spec.target = "y";
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  EXPECT_EQ((*m)->fitted().names, (std::vector<std::string>{"model.scm:1:7", "model.scm:1:23", "model.scm:1:34"}));
+  EXPECT_EQ((*m)->fitted().start, (std::vector<double>{1.5, 1.0, 0.0}));
+  auto r = runFit(**m, FitSettings{});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().pos.str(), "model.scm:1:26") << r.error().str();
+}
+
+TEST(FitBinding, ALiteralInsideAQuotedDatumIsRefusedAtItsPosition) {
+  auto t = parseDataTable("x,y\n1,2\n2,4\n", "data.csv");
+  ModelSpec spec;
+  spec.programPath = "model.scm", spec.programText = "(* x (car '(2.5 1)))";
+  spec.data = &*t, spec.target = "y";
+  auto m = makeModel(spec);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().pos.str(), "model.scm:1:13");
+  EXPECT_NE(m.error().message.find("inside a quoted datum"), std::string::npos) << m.error().str();
+}
+
+TEST(FitBinding, ADataNameThatIsNotAPlainSymbolIsRefusedAndCannotInjectCode) {
+  std::string path = columnFile("fit_binding_names", {"1", "2"});
+  for (const std::string name : {"ys))(define k 0)(list (quote", "a b", "ys;", "\"s\"", "(ys)", ""}) {
+    ModelSpec spec;
+    spec.programPath = "sum.scm", spec.programText = "(* k (apply + ys))";
+    spec.binds = {{"k", 1.0}};
+    spec.dataBindings = {{name, path, "ys", false}};
+    auto m = makeModel(spec);
+    ASSERT_FALSE(m.ok()) << name;
+    EXPECT_NE(m.error().message.find("the name must be a plain symbol"), std::string::npos) << m.error().str();
+  }
 }
 
 // --- what a bad fit reports ---

@@ -1,0 +1,23 @@
+;; Moré, Garbow and Hillstrom (1981) problem 32, LinearFullRank: n = 10, written by ci/fit-objective from ci/mgh_problems.py.
+;; start x1=1.0 x2=1.0 x3=1.0 x4=1.0 x5=1.0 x6=1.0 x7=1.0 x8=1.0 x9=1.0 x10=1.0
+;; minimum 10.0
+(+ (square (- x1 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x2 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x3 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x4 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x5 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x6 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x7 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x8 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x9 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- x10 (* 0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1))
+   (square (- (* -0.1 (+ x1 x2 x3 x4 x5 x6 x7 x8 x9 x10)) 1)))
