@@ -565,7 +565,9 @@ ExprPtr blendProcedure(SrcPos at) {
 //   (letrec ((loop (lambda (j acc) (if (> j (+ n k)) acc (loop (+ j 1) (+ acc (normal-cdf (/ (- x j) w))))))))
 //     (loop (+ (- n k) 1) (- n k)))))
 // E floor(x + w u) = sum over integers j of Phi((x - j)/w) - [j <= 0]: the terms more than 9 widths from x are their
-// crisp values (Phi beyond 9 is 1 to 1e-19), so n - k plus the Phi terms of the 2k integers around x.
+// crisp values (Phi beyond 9 is 1 to 1e-19), so n - k plus the Phi terms of the 2k integers around x. Guarded, so
+// that no input loops long: |x| >= 1e15 (every double an integer there) or NaN is (floor x); a width above 100 is
+// x - 1/2 (the sum's periodic part, below e^(-2 pi^2 w^2), is gone).
 ExprPtr floorProcedure(SrcPos at) {
   auto r = [&](const char* n) { return CoreExpr::ref(n, at); };
   auto n = [&](double v) { return CoreExpr::constant(Datum::num(v, at), at); };
@@ -578,6 +580,8 @@ ExprPtr floorProcedure(SrcPos at) {
   ExprPtr body = CoreExpr::let(
       {{"n", app({r("floor"), r("x")})}, {"k", app({r("+"), n(1), app({r("ceiling"), app({r("*"), n(9), r("w")})})})}},
       CoreExpr::letrec({{"%loop", loop}}, start, at), at);
+  body = CoreExpr::if_(app({r(">"), r("w"), n(100)}), app({r("-"), r("x"), n(0.5)}), body, at);
+  body = CoreExpr::if_(app({r("<"), app({r("abs"), r("x")}), n(1e15)}), body, app({r("floor"), r("x")}), at);
   return CoreExpr::lambda({"x", "w"}, false, body, at, kFloor);
 }
 

@@ -284,6 +284,10 @@ TEST(SmoothSi, StepFunctionsAreSumsOfSmoothedSteps) {
       EXPECT_NEAR(r.gradient[0].second, floorD(x + 0.5, s), 1e-11) << x << " " << s;
       EXPECT_NEAR(t.value, floorS(x, s) + Phi(-x / s), 1e-11) << x << " " << s;
     }
+  // No input loops: infinite and NaN operands are floor's own answer, a huge width x - 1/2.
+  EXPECT_EQ(siRun("(floor x)", HUGE_VAL, 0.1).value, HUGE_VAL);
+  EXPECT_TRUE(std::isnan(siRun("(floor x)", std::nan(""), 0.1).value));
+  EXPECT_NEAR(siRun("(floor x)", 0.3, 1e9).value, 0.3 - 0.5, 1e-12);
 }
 
 // (atan y x) steps by 2 pi across its branch cut: with x fixed at -1 and y smoothed, d/dy E atan2(y + s u, -1) is
