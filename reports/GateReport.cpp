@@ -73,12 +73,16 @@ json pairJson(const gate::PairResult& r) {
   if (r.lanes) o["lanes"] = r.lanes;
   if (r.smooth) {
     const gate::SmoothCheck& c = *r.smooth;
-    o["smooth"] = c.skipped.empty()
-                      ? json{{"sigma", gate::SmoothCheck::kSigma}, {"samples", gate::SmoothCheck::kSamples},
-                             {"smoothed_comparisons", c.smoothed}, {"si", gradientJson(c.si)},
-                             {"pgo", gradientJson(c.reference)},   {"pgo_error", gradientJson(c.referenceError)},
-                             {"worst_z", num(c.worstZ)},           {"agrees", c.agrees}}
-                      : json{{"skipped", c.skipped}};
+    o["smooth"] = c.skipped.empty() ? json{{"sigma", gate::SmoothCheck::kSigma},
+                                           {"dea", true},
+                                           {"samples", gate::SmoothCheck::kSamples},
+                                           {"smoothed_comparisons", c.smoothed},
+                                           {"si", gradientJson(c.si)},
+                                           {"pgo", gradientJson(c.reference)},
+                                           {"pgo_error", gradientJson(c.referenceError)},
+                                           {"worst_z", num(c.worstZ)},
+                                           {"agrees", c.agrees}}
+                                    : json{{"skipped", c.skipped}};
   }
   if (r.oracle.roundingSpread) o["oracle"]["rounding_spread"] = *r.oracle.roundingSpread;
   if (r.oracle.gradientRoundingSpread)
@@ -239,10 +243,10 @@ void mdFailures(std::ostringstream& o, const gate::GateRun& run) {
 
 void mdSmooth(std::ostringstream& o, const gate::GateRun& run) {
   o << "\n## Smoothed gradients at the nondifferentiable seeds\n\nsi (`--smooth " << gate::SmoothCheck::kSigma
-    << "`) against a pgo reference of " << gate::SmoothCheck::kSamples
+    << " --smooth-dea`) against a pgo reference of " << gate::SmoothCheck::kSamples
     << " runs; it agrees when every component is within 4 of the reference's standard errors. It informs and "
-       "fails no pair: si is exact only where a smoothed comparison's distance has unit gradient and the arms do "
-       "not move, and it smooths comparisons only (not abs, min, max, floor, ...).\n\n"
+       "fails no pair: si is exact only where each smoothed distance (a comparison's, min's, max's, abs's, a "
+       "step's) is linear in the parameters with a gradient dea derives, and the arms do not move.\n\n"
        "| pair | smoothed comparisons | si | pgo reference | worst error / standard error | agrees |\n"
        "| --- | ---: | --- | --- | ---: | --- |\n";
   size_t rows = 0, agree = 0;

@@ -8,7 +8,9 @@
 //   si  (smooth interpretation, smoothProgram) a source-to-source transform of the expanded program into the same
 //       Scheme subset: a comparison whose operands depend on a fitted parameter, where it is tested, becomes the
 //       probability Phi(d/s) of being true (d: the signed distance to its boundary), and `if` on it runs both arms
-//       and blends them by that probability. Deterministic; every engine and both routes run the transformed
+//       and blends them by that probability; min, max and abs on a parameter are their Gaussian smoothings at
+//       the same width, floor, ceiling, round and truncate sums of smoothed steps, atan2's branch cut a smoothed
+//       step (SmoothInterp.cpp). Deterministic; every engine and both routes run the transformed
 //       program, so they agree as they do on any program.
 //   mc  (Monte Carlo, mcGradient) the program's own runs at perturbed parameters theta + s u, run as lanes of one
 //       batch through the engine seam: `pgo` (randomised finite differences in antithetic pairs) and `reinforce`
@@ -70,7 +72,7 @@ std::optional<std::string> checkSettings(const SmoothSettings& s);
 inline const char* kSigmaName = "%smooth-sigma";
 
 struct SiStats {
-  int smoothed = 0;     // comparisons that became probabilities
+  int smoothed = 0;     // comparisons that became probabilities, and min, max, abs, steps and atan2 smoothed
   int crisp = 0;        // comparisons on data alone, left as they were
   int deaFallback = 0;  // --smooth-dea comparisons left at width s: d's gradient not derived (a local variable or
                         // a call on a parameter in d)

@@ -14,6 +14,14 @@
 // with 1 - p, skips an arm whose probability is below the minimum weight (so recursion on a smoothed test ends),
 // and blends two numbers as p t + (1 - p) e; two values that are not both numbers take the likelier arm. So the
 // merge happens at every join: one path state, the blended one. Comparisons on data alone are left as they are.
+//
+// The branches in disguise, wherever they appear, with an operand that depends on a parameter: (max a b) is the
+// Gaussian smoothing of a + max(0, d), d = b - a, at d's width w: a + d Phi(d/w) + w phi(d/w), whose derivative is
+// the arms' gradients weighed by Phi(d/w) (the branch form p b + (1 - p) a plus the w phi term that the arms' own
+// movement with d adds); min and abs likewise, more arguments pairwise from the left. floor, ceiling, round and
+// truncate are steps: E floor(x + w u) = sum over the integers j of Phi((x - j)/w) - [j <= 0], summed over the
+// integers within 9 widths of x (a procedure the transform adds). (atan y x) is continuous but for its 2 pi step on
+// the cut (y = 0, x < 0), smoothed as one. Each operand is evaluated once; on data alone they stay crisp.
 #include <functional>
 #include <map>
 #include <set>
@@ -27,6 +35,7 @@ namespace {
 
 const char* kBlend = "%smooth-blend";
 const char* kProb = "%smooth-p";
+const char* kFloor = "%smooth-floor";
 
 bool isComparison(const std::string& n) { return n == "<" || n == "<=" || n == ">" || n == ">="; }
 
@@ -211,6 +220,7 @@ class Rewriter {
   Rewriter(const Analysis& a, const std::vector<std::string>& params, const SmoothSettings& s, SiStats& stats)
       : a_(a), params_(params), s_(s), stats_(stats) {}
   bool changed = false;
+  bool usesFloor_ = false;  // the program needs kFloor's procedure
   ~Rewriter() {
     stats_.smoothed = static_cast<int>(smoothed_.size());
     stats_.crisp = static_cast<int>(crisp_.size());
@@ -232,6 +242,11 @@ class Rewriter {
       case CoreKind::Lambda:
         return CoreExpr::lambda(e->params, e->variadic, value(e->body), e->pos, e->name, e->hidden);
       case CoreKind::App:
+        if (ExprPtr r = branchPrim(*e)) {
+          changed = true;
+          return r;
+        }
+        [[fallthrough]];
       case CoreKind::Begin: {
         std::vector<ExprPtr> kids;
         for (const auto& k : e->kids) kids.push_back(value(k));
@@ -381,6 +396,141 @@ class Rewriter {
     return nullptr;
   }
 
+  static ExprPtr pdf(ExprPtr z, SrcPos p) {  // phi(z) = e^(-z^2/2)/sqrt(2 pi)
+    return call("*", {num(0.39894228040143267794, p), call("exp", {call("*", {num(-0.5, p), z, z}, p)}, p)}, p);
+  }
+
+  // min, max and abs (branches in disguise) and floor, ceiling, round and truncate (steps) with an operand that
+  // depends on a parameter, as their Gaussian smoothings (see smoothProgram); null for anything else, which stays
+  // crisp. Each operand is evaluated once.
+  ExprPtr branchPrim(const CoreExpr& e) {
+    if (e.kids.size() < 2 || e.kids[0]->kind != CoreKind::Ref || a_.varOf(*e.kids[0]) >= 0) return nullptr;
+    const std::string& f = e.kids[0]->name;
+    SrcPos p = e.pos;
+    std::vector<const CoreExpr*> args;
+    for (size_t i = 1; i < e.kids.size(); ++i) args.push_back(e.kids[i].get());
+    std::string op = f;
+    // (apply max (list a b ...)) is (max a b ...).
+    if (f == "apply" && args.size() == 2 && (isPrim(*args[0], "max") || isPrim(*args[0], "min")) &&
+        args[1]->kind == CoreKind::App && args[1]->kids.size() >= 2 && isPrim(*args[1]->kids[0], "list")) {
+      op = args[0]->name;
+      std::vector<const CoreExpr*> items;
+      for (size_t i = 1; i < args[1]->kids.size(); ++i) items.push_back(args[1]->kids[i].get());
+      args = items;
+    }
+    if (op == "atan" && args.size() == 2) return smoothAtan2(e, args[0], args[1]);
+    const bool select = op == "min" || op == "max";
+    const bool step = op == "floor" || op == "ceiling" || op == "round" || op == "truncate";
+    if (!select && !step && op != "abs") return nullptr;
+    if ((!select && args.size() != 1) || (select && args.size() < 2)) return nullptr;
+    bool dep = false;
+    for (const CoreExpr* a : args) dep = dep || a_.dependent(*a);
+    if (!dep) return nullptr;
+    smoothed_.insert(&e);
+    ExprPtr zero = num(0, p);
+    if (select) {  // pairwise from the left; a pair on data alone stays crisp
+      ExprPtr acc = value(ptrOf(e, args[0]));
+      const CoreExpr* accSrc = args[0];
+      bool accDep = a_.dependent(*args[0]);
+      for (size_t i = 1; i < args.size(); ++i) {
+        ExprPtr b = value(ptrOf(e, args[i]));
+        const bool bDep = a_.dependent(*args[i]);
+        if (!accDep && !bDep)
+          acc = call(op, {acc, b}, p);
+        else
+          acc = smoothSelect(op == "max", acc, b, accSrc, args[i], e);
+        accSrc = nullptr;  // the running result's distance gradient is not derived
+        accDep = accDep || bDep;
+      }
+      return acc;
+    }
+    ExprPtr x = value(ptrOf(e, args[0]));
+    const char* xv = "%smooth-x";
+    const char* wv = "%smooth-w";
+    ExprPtr w = width(e, *zero, *args[0]);
+    ExprPtr body;
+    if (op == "abs") {  // E|x + s u| = x (2 Phi(x/s) - 1) + 2 s phi(x/s)
+      ExprPtr z = call("/", {ref(xv, p), ref(wv, p)}, p);
+      body = call(
+          "+",
+          {call("*", {ref(xv, p), call("-", {call("*", {num(2, p), call("normal-cdf", {z}, p)}, p), num(1, p)}, p)}, p),
+           call("*", {num(2, p), ref(wv, p), pdf(z, p)}, p)},
+          p);
+      // far from the kink, exactly |x|: the other side's weight is below the minimum
+      ExprPtr pr =
+          call("normal-cdf", {call("/", {call("-", {num(0, p), call("abs", {ref(xv, p)}, p)}, p), ref(wv, p)}, p)}, p);
+      body = CoreExpr::if_(call("<", {pr, num(s_.minWeight, p)}, p), call("abs", {ref(xv, p)}, p), body, p);
+    } else {
+      usesFloor_ = true;
+      auto fl = [&](ExprPtr v) { return call(kFloor, {std::move(v), ref(wv, p)}, p); };
+      ExprPtr xr = ref(xv, p);
+      if (op == "floor") body = fl(xr);
+      if (op == "round") body = fl(call("+", {xr, num(0.5, p)}, p));  // ties (measure zero) aside
+      if (op == "ceiling") body = call("-", {num(0, p), fl(call("-", {num(0, p), xr}, p))}, p);
+      if (op == "truncate")  // floor x + [x < 0]
+        body =
+            call("+", {fl(xr), call("normal-cdf", {call("/", {call("-", {num(0, p), xr}, p), ref(wv, p)}, p)}, p)}, p);
+    }
+    return CoreExpr::let({{xv, x}, {wv, w}}, body, p);
+  }
+
+  // (atan y x) steps by 2 pi across its branch cut (y = 0, x < 0): the crisp value with the step taken out,
+  // c = atan2(y, x) - 2 pi [y >= 0][x < 0], smooth there, plus the step smoothed as 2 pi Phi(y/w_y) Phi(-x/w_x) (y and
+  // x perturbed independently). Null when neither depends on a parameter.
+  ExprPtr smoothAtan2(const CoreExpr& e, const CoreExpr* y, const CoreExpr* x) {
+    if (!a_.dependent(*y) && !a_.dependent(*x)) return nullptr;
+    smoothed_.insert(&e);
+    SrcPos p = e.pos;
+    ExprPtr zero = num(0, p);
+    const double twoPi = 6.283185307179586477;
+    const char *yv = "%smooth-y", *xv = "%smooth-x";
+    ExprPtr Y = ref(yv, p), X = ref(xv, p);
+    ExprPtr onCutSide = CoreExpr::if_(call(">=", {Y, zero}, p),
+                                      CoreExpr::if_(call("<", {X, zero}, p), num(twoPi, p), zero, p), zero, p);
+    ExprPtr c = call("-", {call("atan", {Y, X}, p), onCutSide}, p);
+    ExprPtr py = call("normal-cdf", {call("/", {Y, width(e, *zero, *y)}, p)}, p);
+    ExprPtr px = call("normal-cdf", {call("/", {call("-", {zero, X}, p), width(e, *x, *zero)}, p)}, p);
+    ExprPtr body = call("+", {c, call("*", {num(twoPi, p), py, px}, p)}, p);
+    return CoreExpr::let({{yv, value(ptrOf(e, y))}, {xv, value(ptrOf(e, x))}}, body, p);
+  }
+
+  // The kid of `e` that `k` points at (its owning pointer), found among e's kids and its list argument's kids.
+  static ExprPtr ptrOf(const CoreExpr& e, const CoreExpr* k) {
+    for (const auto& c : e.kids) {
+      if (c.get() == k) return c;
+      for (const auto& g : c->kids)
+        if (g.get() == k) return g;
+    }
+    return nullptr;
+  }
+
+  // The smoothed (max a b) or (min a b), with d = b - a, w its width and P = Phi(d/w) the probability that b is the
+  // larger: max = a + d P + w phi(d/w), min = b - d P - w phi(d/w) (the Gaussian smoothing of the select, exact where
+  // d moves with unit gradient in the perturbation, or any gradient with --smooth-dea); an operand whose weight is
+  // below the minimum is taken alone, so far from the tie it is exactly the crisp select.
+  ExprPtr smoothSelect(bool isMax, ExprPtr a, ExprPtr b, const CoreExpr* aSrc, const CoreExpr* bSrc,
+                       const CoreExpr& at) {
+    SrcPos p = at.pos;
+    ExprPtr w;
+    if (aSrc && bSrc)
+      w = width(at, *aSrc, *bSrc);
+    else {
+      if (s_.dea) deaFallback_.insert(&at);
+      w = ref(kSigmaName, p);
+    }
+    const char *av = "%smooth-a", *bv = "%smooth-b", *dv = "%smooth-d", *wv = "%smooth-w", *pv = "%smooth-pb";
+    ExprPtr d = ref(dv, p), z = call("/", {ref(dv, p), ref(wv, p)}, p);
+    ExprPtr tail = call("+", {call("*", {d, ref(pv, p)}, p), call("*", {ref(wv, p), pdf(z, p)}, p)}, p);
+    ExprPtr mix = isMax ? call("+", {ref(av, p), tail}, p) : call("-", {ref(bv, p), tail}, p);
+    ExprPtr minW = num(s_.minWeight, p);
+    ExprPtr lo = isMax ? ref(av, p) : ref(bv, p), hi = isMax ? ref(bv, p) : ref(av, p);  // P ~ 0, P ~ 1
+    ExprPtr body = CoreExpr::if_(call("<", {ref(pv, p), minW}, p), lo,
+                                 CoreExpr::if_(call("<", {oneMinus(ref(pv, p), p), minW}, p), hi, mix, p), p);
+    body = CoreExpr::let({{pv, call("normal-cdf", {z}, p)}}, body, p);
+    body = CoreExpr::let({{dv, call("-", {ref(bv, p), ref(av, p)}, p)}, {wv, w}}, body, p);
+    return CoreExpr::let({{av, std::move(a)}, {bv, std::move(b)}}, body, p);
+  }
+
   // A crisp test as a probability: 1 when true, 0 when false.
   ExprPtr indicator(const ExprPtr& e) {
     if (e->kind == CoreKind::Const && e->datum->kind == DatumKind::Bool) return num(e->datum->boolean ? 1 : 0, e->pos);
@@ -411,6 +561,30 @@ ExprPtr blendProcedure(SrcPos at) {
   return CoreExpr::lambda({"p", "a", "b"}, false, body, at, kBlend);
 }
 
+// (lambda (x w) (let ((n (floor x)) (k (+ 1 (ceiling (* 9 w)))))
+//   (letrec ((loop (lambda (j acc) (if (> j (+ n k)) acc (loop (+ j 1) (+ acc (normal-cdf (/ (- x j) w))))))))
+//     (loop (+ (- n k) 1) (- n k)))))
+// E floor(x + w u) = sum over integers j of Phi((x - j)/w) - [j <= 0]: the terms more than 9 widths from x are their
+// crisp values (Phi beyond 9 is 1 to 1e-19), so n - k plus the Phi terms of the 2k integers around x. Guarded, so
+// that no input loops long: |x| >= 1e15 (every double an integer there) or NaN is (floor x); a width above 100 is
+// x - 1/2 (the sum's periodic part, below e^(-2 pi^2 w^2), is gone).
+ExprPtr floorProcedure(SrcPos at) {
+  auto r = [&](const char* n) { return CoreExpr::ref(n, at); };
+  auto n = [&](double v) { return CoreExpr::constant(Datum::num(v, at), at); };
+  auto app = [&](std::vector<ExprPtr> k) { return CoreExpr::app(std::move(k), at); };
+  ExprPtr term = app({r("normal-cdf"), app({r("/"), app({r("-"), r("x"), r("j")}), r("w")})});
+  ExprPtr step = app({r("%loop"), app({r("+"), r("j"), n(1)}), app({r("+"), r("acc"), term})});
+  ExprPtr loopBody = CoreExpr::if_(app({r(">"), r("j"), app({r("+"), r("n"), r("k")})}), r("acc"), step, at);
+  ExprPtr loop = CoreExpr::lambda({"j", "acc"}, false, loopBody, at, "%loop");
+  ExprPtr start = app({r("%loop"), app({r("+"), app({r("-"), r("n"), r("k")}), n(1)}), app({r("-"), r("n"), r("k")})});
+  ExprPtr body = CoreExpr::let(
+      {{"n", app({r("floor"), r("x")})}, {"k", app({r("+"), n(1), app({r("ceiling"), app({r("*"), n(9), r("w")})})})}},
+      CoreExpr::letrec({{"%loop", loop}}, start, at), at);
+  body = CoreExpr::if_(app({r(">"), r("w"), n(100)}), app({r("-"), r("x"), n(0.5)}), body, at);
+  body = CoreExpr::if_(app({r("<"), app({r("abs"), r("x")}), n(1e15)}), body, app({r("floor"), r("x")}), at);
+  return CoreExpr::lambda({"x", "w"}, false, body, at, kFloor);
+}
+
 }  // namespace
 
 ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& params, const SmoothSettings& s,
@@ -423,7 +597,11 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
     a.run(core);
     Rewriter rw(a, params, s, st);
     ExprPtr body = rw.value(core);
-    if (rw.changed) out = CoreExpr::letrec({{kBlend, blendProcedure(core->pos)}}, body, core->pos);
+    if (rw.changed) {
+      std::vector<Binding> helpers{{kBlend, blendProcedure(core->pos)}};
+      if (rw.usesFloor_) helpers.emplace_back(kFloor, floorProcedure(core->pos));
+      out = CoreExpr::letrec(std::move(helpers), body, core->pos);
+    }
   });
   return out;
 }

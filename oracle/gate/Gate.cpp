@@ -201,6 +201,7 @@ SmoothCheck smoothCheck(const Program& program, const GatePair& pair, const Gate
   }
   smooth::SmoothSettings s;
   s.sigma = SmoothCheck::kSigma;
+  s.dea = true;  // the exact smoothing of a linear distance, whatever its gradient
   EvalOptions eo = pairOptions(pair, Route::Direct, opts);
   eo.wrt = wrt;
   eo.wrtLiterals = false;

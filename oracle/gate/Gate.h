@@ -101,10 +101,11 @@ struct PairErrors {
 };
 
 // The smooth row, at a seed the oracle finds nondifferentiable: the si gradient of the smoothed program
-// (smooth/Smooth.h) over the pair's named parameters against a pgo reference of kSmoothSamples runs, each component
-// within 4 of the reference's standard errors or not. It informs and never fails a pair: si is the exact smoothing
-// only where each smoothed comparison's distance has unit gradient and the arms do not move, and smooths
-// comparisons only (not abs, min, max, floor, ...), so elsewhere it is expected to differ.
+// (smooth/Smooth.h, with --smooth-dea: each width s |grad d|) over the pair's named parameters against a pgo
+// reference of kSmoothSamples runs, each component within 4 of the reference's standard errors or not. It informs
+// and never fails a pair: si is the exact smoothing only where each smoothed distance is linear in the parameters
+// with a gradient dea derives, and the arms do not move; elsewhere (a distance through a local variable, a kink fed
+// by a kink) it is expected to differ.
 struct SmoothCheck {
   static constexpr double kSigma = 0.1;
   static constexpr int64_t kSamples = 20000;

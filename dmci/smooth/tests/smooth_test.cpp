@@ -214,6 +214,116 @@ TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
 
 // pgo, reinforce and dgo at 1,000 samples: within 3 standard errors of -phi(0)/s; an estimate made with a wrong
 // width is not, so the check can fail.
+// abs, max and min on a parameter are their Gaussian smoothings, in closed form: E|x + s u| = x (2 Phi(x/s) - 1) +
+// 2 s phi(x/s) with derivative 2 Phi(x/s) - 1; E max(x + s u, 0) = x Phi(x/s) + s phi(x/s) with derivative
+// Phi(x/s); E min(x + s u, c) = c - (c - x) Phi((c - x)/s) - s phi((c - x)/s) with derivative Phi((c - x)/s).
+// (apply max (list ...)) is max. Far from the kink they are exactly the crisp function.
+TEST(SmoothSi, AbsMaxAndMinAreTheirGaussianSmoothings) {
+  for (double s : {0.1, 0.7})
+    for (double x : {0.0, 0.05, -0.3, 1.1}) {
+      const double z = x / s;
+      SiStats st;
+      Evaluation a = siRun("(abs x)", x, s, Route::Direct, "native", &st);
+      EXPECT_NEAR(a.value, x * (2 * Phi(z) - 1) + 2 * s * phi(z), 1e-12) << x << " " << s;
+      EXPECT_NEAR(a.gradient[0].second, 2 * Phi(z) - 1, 1e-12) << x << " " << s;
+      EXPECT_EQ(st.smoothed, 1);
+      for (const char* src : {"(max x 0)", "(max 0 x)", "(apply max (list x 0))", "(max x -9 (min 0 20))"}) {
+        Evaluation m = siRun(src, x, s);
+        EXPECT_NEAR(m.value, x * Phi(z) + s * phi(z), 1e-12) << src << " " << x << " " << s;
+        EXPECT_NEAR(m.gradient[0].second, Phi(z), 1e-12) << src << " " << x << " " << s;
+      }
+      const double c = 0.2, zc = (c - x) / s;
+      Evaluation n = siRun("(min x 0.2)", x, s);
+      EXPECT_NEAR(n.value, c - (c - x) * Phi(zc) - s * phi(zc), 1e-12) << x << " " << s;
+      EXPECT_NEAR(n.gradient[0].second, Phi(zc), 1e-12) << x << " " << s;
+    }
+  Evaluation far = siRun("(+ (abs x) (max x 0) (min x 0))", -3, 0.1);
+  EXPECT_EQ(far.value, 3 + 0 - 3);
+  EXPECT_EQ(far.gradient[0].second, -1 + 0 + 1);
+  // The smoothing is what the crisp function's values average to, a pgo estimate agrees, where the distance
+  // d = (1 - x) - 2x moves with unit gradient or with --smooth-dea (width s |grad d| = 3 s); at width s it does not.
+  Program p = parse("(max (* 2 x) (- 1 x))");
+  SmoothSettings ds;
+  ds.sigma = 0.2;
+  ds.dea = true;
+  EvalOptions o;
+  o.wrt = {"x"};
+  auto mx = p.withCore(smoothProgram(p.core(), {"x"}, ds)).evaluate({{"x", 0.3}, {kSigmaName, 0.2}}, o);
+  ASSERT_TRUE(mx) << mx.error().message;
+  Evaluation narrow = siRun("(max (* 2 x) (- 1 x))", 0.3, 0.2);
+  SmoothSettings ms;
+  ms.sigma = 0.2;
+  ms.mode = Mode::Mc;
+  ms.samples = 20000;
+  Estimate ref = mcRun("(max (* 2 x) (- 1 x))", 0.3, ms);
+  EXPECT_NEAR(mx->gradient[0].second, ref.gradient[0], 4 * ref.gradientError[0]);
+  EXPECT_GT(std::fabs(narrow.gradient[0].second - ref.gradient[0]), 10 * ref.gradientError[0]);
+}
+
+// floor, ceiling, round and truncate on a parameter are steps: E floor(x + s u) = sum over integers j of
+// Phi((x - j)/s) - [j <= 0], ceiling x = -floor(-x), round x = floor(x + 1/2), truncate x = floor x + [x < 0].
+TEST(SmoothSi, StepFunctionsAreSumsOfSmoothedSteps) {
+  auto floorS = [](double x, double s) {
+    double v = 0;
+    for (int j = -60; j <= 60; ++j) v += Phi((x - j) / s) - (j <= 0);
+    return v;
+  };
+  auto floorD = [](double x, double s) {
+    double v = 0;
+    for (int j = -60; j <= 60; ++j) v += phi((x - j) / s) / s;
+    return v;
+  };
+  for (double s : {0.1, 0.6, 2.5})
+    for (double x : {2.0, 0.4, -1.3}) {
+      Evaluation f = siRun("(floor x)", x, s), c = siRun("(ceiling x)", x, s), r = siRun("(round x)", x, s),
+                 t = siRun("(truncate x)", x, s);
+      EXPECT_NEAR(f.value, floorS(x, s), 1e-11) << x << " " << s;
+      EXPECT_NEAR(f.gradient[0].second, floorD(x, s), 1e-11) << x << " " << s;
+      EXPECT_NEAR(c.value, -floorS(-x, s), 1e-11) << x << " " << s;
+      EXPECT_NEAR(r.value, floorS(x + 0.5, s), 1e-11) << x << " " << s;
+      EXPECT_NEAR(r.gradient[0].second, floorD(x + 0.5, s), 1e-11) << x << " " << s;
+      EXPECT_NEAR(t.value, floorS(x, s) + Phi(-x / s), 1e-11) << x << " " << s;
+    }
+  // No input loops: infinite and NaN operands are floor's own answer, a huge width x - 1/2.
+  EXPECT_EQ(siRun("(floor x)", HUGE_VAL, 0.1).value, HUGE_VAL);
+  EXPECT_TRUE(std::isnan(siRun("(floor x)", std::nan(""), 0.1).value));
+  EXPECT_NEAR(siRun("(floor x)", 0.3, 1e9).value, 0.3 - 0.5, 1e-12);
+}
+
+// (atan y x) steps by 2 pi across its branch cut: with x fixed at -1 and y smoothed, d/dy E atan2(y + s u, -1) is
+// E[-1/(1 + (y + s u)^2)] + 2 pi phi(y/s)/s. si takes the smooth part at the mean (-1/(1 + y^2)): within s^2 of it.
+TEST(SmoothSi, Atan2sBranchCutIsASmoothedStep) {
+  const double s = 0.1;
+  Program p = parse("(atan y -1)");
+  SmoothSettings st;
+  st.sigma = s;
+  Program sp = p.withCore(smoothProgram(p.core(), {"y"}, st));
+  EvalOptions o;
+  o.wrt = {"y"};
+  for (double y : {0.0, 0.05}) {
+    auto ev = sp.evaluate({{"y", y}, {kSigmaName, s}}, o);
+    ASSERT_TRUE(ev) << ev.error().message;
+    double smoothPart = 0;  // Simpson over u in [-10, 10]
+    const int n = 2000;
+    for (int i = 0; i <= n; ++i) {
+      const double u = -10 + 20.0 * i / n, wt = (i == 0 || i == n) ? 1 : (i % 2 ? 4 : 2);
+      smoothPart += wt * phi(u) * -1 / (1 + (y + s * u) * (y + s * u));
+    }
+    smoothPart *= 20.0 / n / 3;
+    const double exact = smoothPart + 2 * kPi * phi(y / s) / s;
+    EXPECT_NEAR(ev->gradient[0].second, exact, s * s) << y;
+    EXPECT_GT(std::fabs(ev->gradient[0].second - exact), 1e-4) << y;  // the mean's approximation, not exact
+  }
+}
+
+// A use of abs, min, max, floor or atan on data alone stays crisp: the program comes back unchanged.
+TEST(SmoothSi, BranchPrimitivesOnDataAloneStayCrisp) {
+  Program p = parse("(define n 2.5) (* x (+ (abs (- n 3)) (max n 1) (apply min (list n 4)) (floor n) (atan n -1)))");
+  SiStats st;
+  EXPECT_EQ(smoothProgram(p.core(), {"x"}, SmoothSettings{.sigma = 0.1}, &st), p.core());
+  EXPECT_EQ(st.smoothed, 0);
+}
+
 TEST(SmoothMc, HeavisideEstimatesLieWithinThreeStandardErrors) {
   const double truth = -phi(0) / 0.5;
   for (Estimator est : {Estimator::Pgo, Estimator::Reinforce, Estimator::Dgo}) {
