@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 
 #include "reports/GateReport.h"
 #include "reports/JsonFields.h"
@@ -75,6 +76,26 @@ gate::PairErrors readErrors(const Fields& e) {
   return out;
 }
 
+// The smooth row of a nondifferentiable pair, as GateReport writes it (its sigma, samples and dea are the gate's
+// constants, checked so that reports made with other settings are not merged as if they were the same).
+gate::SmoothCheck readSmooth(const Fields& f) {
+  gate::SmoothCheck c;
+  if (f.has("skipped")) {
+    c.skipped = f.text("skipped");
+    return c;
+  }
+  if (f.number("sigma") != gate::SmoothCheck::kSigma) f.fail("sigma", "not this gate's");
+  if (f.number("samples") != static_cast<double>(gate::SmoothCheck::kSamples)) f.fail("samples", "not this gate's");
+  if (!f.flag("dea")) f.fail("dea", "not this gate's (it smooths with --smooth-dea)");
+  c.smoothed = static_cast<int>(f.number("smoothed_comparisons"));
+  c.si = f.numbers("si");
+  c.reference = f.numbers("pgo");
+  c.referenceError = f.numbers("pgo_error");
+  c.worstZ = f.maybeNumber("worst_z").value_or(std::numeric_limits<double>::quiet_NaN());
+  c.agrees = f.flag("agrees");
+  return c;
+}
+
 PairResult readPair(const Fields& p) {
   PairResult r;
   r.pair.name = p.text("name");
@@ -89,6 +110,7 @@ PairResult readPair(const Fields& p) {
   readRoutes(p, r);
   r.errors = readErrors(p.object("errors"));
   if (p.has("lanes")) r.lanes = static_cast<size_t>(p.number("lanes"));
+  if (p.has("smooth")) r.smooth = readSmooth(p.object("smooth"));
   r.seconds = p.number("seconds");
   return r;
 }
