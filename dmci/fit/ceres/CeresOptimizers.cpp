@@ -317,21 +317,26 @@ class CeresMethod : public Optimizer {
     // as long as the last round lowered the cost; the stop is judged after the last round.
     ceres::Solver::Summary summary;
     int left = settings_.steps;
-    for (int round = 0;; ++round) {
-      o.max_num_iterations = left;
-      ceres::Solve(o, &problem, &summary);
-      if (auto e = residuals->error()) std::rethrow_exception(e);
-      left -= std::max(0, static_cast<int>(summary.iterations.size()) - 1);
-      const bool tolerance =
-          summary.termination_type == ceres::CONVERGENCE &&
-          (summary.message.rfind("Function tolerance", 0) == 0 || summary.message.rfind("Parameter tolerance", 0) == 0);
-      const bool lowered = summary.final_cost < summary.initial_cost;
-      if (!settings_.polish || !plain || !tolerance || !lowered || each.ended || each.gradientHeld || left <= 0 ||
-          round >= kRounds)
-        break;
-      o.function_tolerance = 0;  // again: until the step, the gradient or the trust region says stop
-    }
-    each.reportFinal(summary.termination_type != ceres::USER_SUCCESS);
+    auto solveRounds = [&] {
+      o.function_tolerance = settings_.ftol;
+      for (int round = 0;; ++round) {
+        o.max_num_iterations = left;
+        ceres::Solve(o, &problem, &summary);
+        if (auto e = residuals->error()) std::rethrow_exception(e);
+        left -= std::max(0, static_cast<int>(summary.iterations.size()) - 1);
+        const bool tolerance =
+            summary.termination_type == ceres::CONVERGENCE && (summary.message.rfind("Function tolerance", 0) == 0 ||
+                                                               summary.message.rfind("Parameter tolerance", 0) == 0);
+        const bool lowered = summary.final_cost < summary.initial_cost;
+        if (!settings_.polish || !plain || !tolerance || !lowered || each.ended || each.gradientHeld || left <= 0 ||
+            round >= kRounds)
+          break;
+        o.function_tolerance = 0;  // again: until the step, the gradient or the trust region says stop
+      }
+      each.reportFinal(summary.termination_type != ceres::USER_SUCCESS);
+    };
+    const std::vector<double> start = x_;
+    solveRounds();
     // The point passes the gradient test at 1e4·gtol? (An ftol or xtol stop is convergence only there.)
     auto confirmed = [&] {
       if (!plain) return true;  // robust losses: Ceres's tests as they are
@@ -344,6 +349,26 @@ class CeresMethod : public Optimizer {
       return vanished_ || lastGradient_ <= kConfirm * settings_.gtol;
     };
     judge(summary, each, confirmed, "the scaled gradient ‖P_J r‖/‖r‖", plain);
+    // Moré's scaling makes Levenberg–Marquardt blind to a parameter's units, which also lets it walk out along a
+    // plateau where a parameter's column vanishes (NIST's BoxBOD from its first start: b2 → ∞ as 1 − exp(−b2 x)
+    // → 1; MINPACK's lmder stalls there too, scipy's trf with unit scaling does not). A stalled solve is tried
+    // once more from its start without the scaling, with the iterations left; the lower cost is kept, and its stop.
+    if (method_ != Method::Lm || !plain || stop_.reason != "stalled" || each.ended || left <= 0) return;
+    const std::vector<double> first = x_;
+    const Stop firstStop = stop_;
+    const double firstCost = summary.final_cost;
+    std::copy(start.begin(), start.end(), x_.begin());
+    o.jacobi_scaling = false;  // unit scaling: Levenberg's damping by the identity, not by diag(JᵀJ)
+    o.min_lm_diagonal = o.max_lm_diagonal = 1;
+    solveRounds();
+    if (summary.final_cost < firstCost && !each.ended) {
+      judge(summary, each, confirmed, "the scaled gradient ‖P_J r‖/‖r‖", plain);
+      stop_.message += " (Levenberg–Marquardt with Moré's scaling stalled: " + firstStop.message +
+                       "; solved again from the start with unit scaling)";
+    } else {
+      std::copy(first.begin(), first.end(), x_.begin());
+      stop_ = firstStop;
+    }
   }
 
   void lineSearch(Objective& f, const AfterIteration& after) {
