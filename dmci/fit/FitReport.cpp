@@ -122,6 +122,8 @@ std::string resultTable(const Fitted& fitted, const FitResult& r) {
     } else if (u) {
       out += fitted.isUnused(fitted.names[k]) ? "               -  (not used by the program)"
                                               : "               -  (not identified)";
+    } else if (fitted.isUnused(fitted.names[k])) {
+      out += "  (not used by the program)";
     }
     out += "\n";
   }
@@ -130,7 +132,6 @@ std::string resultTable(const Fitted& fitted, const FitResult& r) {
            " degrees of freedom (s = " + g(std::sqrt(u->sigma2), "%.6g") + ")\n";
     if (!u->note.empty()) out += "note: " + u->note + "\n";
   }
-  if (!fitted.unused.empty()) out += "warning: " + unusedWarning(fitted) + "\n";
   out += "loss " + g(r.loss, "%.6g");
   if (r.holdout) out += "  held-out loss " + g(*r.holdout, "%.6g");
   out += "\niterations " + std::to_string(r.iterations) + ", evaluations " + std::to_string(r.evaluations) + ", " +

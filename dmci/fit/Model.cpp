@@ -92,6 +92,27 @@ const std::pair<std::string, double>* bindOf(const ModelSpec& s, const std::stri
   return at == s.binds.end() ? nullptr : &*at;
 }
 
+// Whether the symbol `name` occurs anywhere in the forms (as a variable, a definition, a primitive's name, quoted).
+bool mentions(const std::vector<DatumPtr>& forms, const std::string& name) {
+  for (const auto& d : forms) {
+    if (!d) continue;
+    if (d->kind == DatumKind::Symbol && d->text == name) return true;
+    if (mentions(d->items, name) || (d->tail && mentions({d->tail}, name))) return true;
+  }
+  return false;
+}
+
+// A --bind name that is not a free variable but that the program names (it defines it, or it is a primitive's
+// name) is a mistake, not an unused name: binding it would not change what the program means by it.
+std::optional<Error> bindsOfNamesNotFree(const ModelSpec& s, const std::vector<DatumPtr>& forms,
+                                         const std::vector<std::string>& free) {
+  for (const auto& [name, v] : s.binds)
+    if (!contains(free, name) && mentions(forms, name))
+      return usage("--bind " + name + ": not a free variable of " + s.programPath +
+                   " (the program defines it, or it is a primitive's name; its free variables: " + joined(free) + ")");
+  return std::nullopt;
+}
+
 // The fitted parameters with their starts (from --bind) and transforms. A name the program does not use is fitted
 // only when --bind gives its start (it is then unused: Fitted::unused); with no --bind it is a mistake.
 Result<Fitted> fittedParameters(const ModelSpec& s, const Wrt& w, const std::vector<std::string>& free) {
@@ -410,6 +431,7 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   auto user = Program::fromForms(joinedForms(*defs, *forms), s.programPath);
   if (!user) return user.error();
   auto free = user->freeParameters();
+  if (auto err = bindsOfNamesNotFree(s, *forms, free)) return *err;
   Wrt w = resolveWrt(s);
   auto f = fittedParameters(s, w, free);
   if (!f) return f.error();

@@ -340,7 +340,6 @@ TEST(FitUnused, DataModeAnUnusedParameterKeepsItsStartWithNoErrorAndTheFitIsTheF
   EXPECT_EQ(resultJson(g.model->fitted(), control, FitInfo{})["unused"], nlohmann::ordered_json::array());
   std::string tableText = resultTable(f.model->fitted(), r);
   EXPECT_NE(tableText.find("(not used by the program)"), std::string::npos) << tableText;
-  EXPECT_NE(tableText.find("warning: the program does not use --bind q"), std::string::npos) << tableText;
   // The fitted program's run line binds only what the program uses (dmci run refuses the rest).
   std::string text = fittedProgram("(+ c (* a t))", f.model->fitted(), r.theta, "test");
   EXPECT_EQ(text.find("--bind q"), std::string::npos) << text;
@@ -387,6 +386,8 @@ TEST(FitUnused, ObjectiveModeAnUnusedNameKeepsItsStartAndTheMinimumIsFound) {
   EXPECT_EQ(j["unused"], nlohmann::ordered_json::array({"z", "k"}));
   EXPECT_EQ(j["params"]["z"].get<double>(), 7.0);
   EXPECT_FALSE(j["params"].contains("k"));
+  std::string tableText = resultTable((*m)->fitted(), *r);
+  EXPECT_NE(tableText.find("  7  (not used by the program)\n"), std::string::npos) << tableText;
   EXPECT_EQ(unusedWarning((*m)->fitted()),
             "the program does not use --bind z, k: they have no effect on the fit (a fitted one keeps its start, "
             "with no standard error)");
@@ -564,6 +565,19 @@ TEST(FitUnused, AMisspeltBindLeavesTheRealVariableUnboundAndIsRefused) {
   EXPECT_EQ(modelError("(* alpha t)", {{"alpah", 1}}, {}).message,
             "the free variable 'alpha' of model.scm is neither a column of data.csv nor bound with --bind; the "
             "program does not use --bind alpah");
+  // A name the program defines, or a primitive's name, is not unused: binding it would change nothing it means.
+  spec.programText = "(define a 3) (* a (sin x))", spec.binds = {{"x", 1}, {"sin", 2}};
+  auto primitive = makeModel(spec);
+  ASSERT_FALSE(primitive.ok());
+  EXPECT_EQ(primitive.error().message,
+            "--bind sin: not a free variable of prog.scm (the program defines it, or it is a primitive's name; its "
+            "free variables: x)");
+  spec.binds = {{"x", 1}, {"a", 2}};
+  auto defined = makeModel(spec);
+  ASSERT_FALSE(defined.ok());
+  EXPECT_NE(defined.error().message.find("--bind a: not a free variable of prog.scm (the program defines it"),
+            std::string::npos)
+      << defined.error().message;
 }
 
 TEST(FitErrors, AProgramErrorAtARowNamesTheRowAndTheSourcePosition) {
