@@ -203,6 +203,8 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
 int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const FitResult& r,
                  const nlohmann::ordered_json& extra = {}) {
   FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed, std::nullopt};
+  if (!model.fitted().unused.empty() && !a.quiet)
+    std::cerr << "dmci fit: warning: " << unusedWarning(model.fitted()) << "\n";
   if (spec.data) info.droppedRows = spec.data->dropped;
   if (!a.log.empty())
     if (auto ok = writeFileAtomically(a.log, curveCsv(r)); !ok) return reportError(ok.error(), a.json);

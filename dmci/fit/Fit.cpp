@@ -344,13 +344,24 @@ Result<FitResult> runFit(Model& model, const FitSettings& asked, const FitProgre
   }
   return catchErrors([&] {
     FitResult r = Driver(model, settings, *make, std::move(state), progress).run();
+    // A name the program does not use keeps its start: a gradient method never moves it (its gradient is zero),
+    // and a population method's wandering in it changed nothing (the loss does not depend on it).
+    const Fitted& fitted = model.fitted();
+    for (size_t k = 0; k < r.theta.size() && k < fitted.names.size(); ++k)
+      if (fitted.isUnused(fitted.names[k])) r.theta[k] = fitted.start[k];
     if (settings.uncertainty && !r.theta.empty() && std::isfinite(r.loss))
       r.uncertainty = uncertaintyOf(model, r.theta);
     // A stated test that held where the data cannot identify some value (its Jacobian column is zero, or the
     // columns are dependent) held only on the others: the fit is not converged, and says which values and why.
-    if (r.converged && r.uncertainty && !r.uncertainty->unidentifiable.empty()) {
+    // A name the program does not use is unidentifiable by construction (the user was told it is unused; the note
+    // says why its error is absent): it does not undo a stop that held on the values the program uses.
+    std::vector<std::string> unidentified;
+    if (r.uncertainty)
+      for (const auto& n : r.uncertainty->unidentifiable)
+        if (!fitted.isUnused(n)) unidentified.push_back(n);
+    if (r.converged && !unidentified.empty()) {
       std::string names;
-      for (const auto& n : r.uncertainty->unidentifiable) names += (names.empty() ? "" : ", ") + n;
+      for (const auto& n : unidentified) names += (names.empty() ? "" : ", ") + n;
       r.stopMessage = r.stop + " held (" + r.stopMessage + "), but the data cannot identify " + names +
                       " at this point (the Jacobian's rank is deficient): not converged";
       r.stop = "stalled", r.converged = false;

@@ -60,7 +60,8 @@ nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, cons
           {"covariance", u ? matrix(u->covariance) : null},
           {"correlation", u ? matrix(u->correlation) : null},
           {"uncertainty_note", u && !u->note.empty() ? nlohmann::ordered_json(u->note) : null},
-          {"dropped_rows", info.droppedRows ? nlohmann::ordered_json(*info.droppedRows) : null}};
+          {"dropped_rows", info.droppedRows ? nlohmann::ordered_json(*info.droppedRows) : null},
+          {"unused", fitted.unused}};
 }
 
 Result<nlohmann::ordered_json> fitJson(const ModelSpec& spec, const FitSettings& settings, FitInfo info) {
@@ -96,6 +97,15 @@ std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r) {
   return out;
 }
 
+std::string unusedWarning(const Fitted& fitted) {
+  if (fitted.unused.empty()) return "";
+  std::string names;
+  for (const auto& n : fitted.unused) names += (names.empty() ? "" : ", ") + n;
+  const bool one = fitted.unused.size() == 1;
+  return "the program does not use --bind " + names + ": " + (one ? "it has" : "they have") +
+         " no effect on the fit (a fitted one keeps its start, with no standard error)";
+}
+
 std::string resultTable(const Fitted& fitted, const FitResult& r) {
   const std::optional<Uncertainty>& u = r.uncertainty;
   std::string out = "  name                              start              fitted";
@@ -110,7 +120,10 @@ std::string resultTable(const Fitted& fitted, const FitResult& r) {
       std::snprintf(line, sizeof line, " %15.6g  [%.6g, %.6g]", se, r.theta[k] - h, r.theta[k] + h);
       out += line;
     } else if (u) {
-      out += "               -  (not identified)";
+      out += fitted.isUnused(fitted.names[k]) ? "               -  (not used by the program)"
+                                              : "               -  (not identified)";
+    } else if (fitted.isUnused(fitted.names[k])) {
+      out += "  (not used by the program)";
     }
     out += "\n";
   }

@@ -23,6 +23,9 @@ nlohmann::ordered_json resultJson(const Fitted& fitted, const FitResult& r, cons
 // One fit in-process, as `dmci fit --json` prints it: the model from `spec`, the fit by `settings` (an empty
 // optimizer: the mode's default), and resultJson of the result. What an embedding (a C API, a binding) calls.
 Result<nlohmann::ordered_json> fitJson(const ModelSpec& spec, const FitSettings& settings, FitInfo info);
+// The words of the warning for Fitted::unused (empty when every --bind name is used): which names the program does
+// not use, and what became of them.
+std::string unusedWarning(const Fitted& fitted);
 // The fitted values and the counts, as a table.
 std::string resultTable(const Fitted& fitted, const FitResult& r);
 // restart,iteration,evaluations,seconds,loss,best,holdout_loss: one line per iteration.

@@ -16,7 +16,8 @@ std::string fittedProgram(const std::string& text, const Fitted& fitted, const s
   if (fitted.parameters > 0) {
     header += ";;   parameters (bind them when running): dmci run THIS.scm";
     for (size_t k = 0; k < fitted.parameters; ++k)
-      header += " --bind " + fitted.names[k] + "=" + schemeNumber(theta[k]);
+      if (!fitted.isUnused(fitted.names[k]))  // dmci run refuses a name the program does not use
+        header += " --bind " + fitted.names[k] + "=" + schemeNumber(theta[k]);
     header += "\n";
   }
   return header + replaceTokens(text, fitted.literals, numbers);

@@ -86,23 +86,67 @@ Wrt resolveWrt(const ModelSpec& s) {
   return w;
 }
 
-// The fitted parameters with their starts (from --bind) and transforms.
+// The --bind entry of `name`, or null.
+const std::pair<std::string, double>* bindOf(const ModelSpec& s, const std::string& name) {
+  auto at = std::find_if(s.binds.begin(), s.binds.end(), [&](const auto& b) { return b.first == name; });
+  return at == s.binds.end() ? nullptr : &*at;
+}
+
+// Whether the symbol `name` occurs anywhere in the forms (as a variable, a definition, a primitive's name, quoted).
+bool mentions(const std::vector<DatumPtr>& forms, const std::string& name) {
+  for (const auto& d : forms) {
+    if (!d) continue;
+    if (d->kind == DatumKind::Symbol && d->text == name) return true;
+    if (mentions(d->items, name) || (d->tail && mentions({d->tail}, name))) return true;
+  }
+  return false;
+}
+
+// A --bind name that is not a free variable but that the program names (it defines it, or it is a primitive's
+// name) is a mistake, not an unused name: binding it would not change what the program means by it.
+std::optional<Error> bindsOfNamesNotFree(const ModelSpec& s, const std::vector<DatumPtr>& forms,
+                                         const std::vector<std::string>& free) {
+  for (const auto& [name, v] : s.binds)
+    if (!contains(free, name) && mentions(forms, name))
+      return usage("--bind " + name + ": not a free variable of " + s.programPath +
+                   " (the program defines it, or it is a primitive's name; its free variables: " + joined(free) + ")");
+  return std::nullopt;
+}
+
+// The fitted parameters with their starts (from --bind) and transforms. A name the program does not use is fitted
+// only when --bind gives its start (it is then unused: Fitted::unused); with no --bind it is a mistake.
 Result<Fitted> fittedParameters(const ModelSpec& s, const Wrt& w, const std::vector<std::string>& free) {
   Fitted f;
   for (const auto& name : w.names) {
-    if (!contains(free, name))
+    if (!contains(free, name) && !bindOf(s, name))
       return usage("--wrt " + name + ": not a free variable of " + s.programPath +
                    " (its free variables: " + joined(free) + ")");
     if (s.data && s.data->find(name) >= 0)
       return usage("--wrt " + name + ": it is also a column of " + s.data->path +
                    "; a fitted parameter is one "
                    "value for every row");
-    auto bind = std::find_if(s.binds.begin(), s.binds.end(), [&](const auto& b) { return b.first == name; });
-    if (bind == s.binds.end()) return usage("--wrt " + name + ": give its start with --bind " + name + "=NUMBER");
+    auto bind = bindOf(s, name);
+    if (!bind) return usage("--wrt " + name + ": give its start with --bind " + name + "=NUMBER");
     f.names.push_back(name), f.variables.push_back(name), f.start.push_back(bind->second);
   }
   f.parameters = f.names.size();
+  for (const auto& [name, v] : s.binds)
+    if (!contains(free, name) && !contains(f.unused, name)) f.unused.push_back(name);
   return f;
+}
+
+// The fitted variables the program uses (not Fitted::unused), and their places in θ.
+std::vector<std::string> usedVariables(const Fitted& f) {
+  std::vector<std::string> out;
+  for (size_t k = 0; k < f.variables.size(); ++k)
+    if (!f.isUnused(f.variables[k])) out.push_back(f.variables[k]);
+  return out;
+}
+std::vector<size_t> usedPlaces(const Fitted& f) {
+  std::vector<size_t> out;
+  for (size_t k = 0; k < f.variables.size(); ++k)
+    if (!f.isUnused(f.variables[k])) out.push_back(k);
+  return out;
 }
 
 // Transforms by name or literal key; each start must lie inside its transform's range.
@@ -125,19 +169,18 @@ std::optional<Error> applyTransforms(const ModelSpec& s, Fitted& f) {
 struct Prepared {
   std::vector<std::string> inputs;                    // data columns bound per row (data mode)
   std::vector<std::pair<std::string, double>> fixed;  // --bind names not fitted
+  std::vector<size_t> used;                           // the places in θ of the fitted variables the run is given
   std::unique_ptr<PreparedRun> withGradient, valueOnly;
 };
 
-// Binds every free variable: a data column (data mode), a fixed --bind, or a fitted variable.
+// Binds every free variable: a data column (data mode), a fixed --bind, or a fitted variable. A --bind name the
+// program does not use (Fitted::unused) is not given to the run.
 Result<Prepared> prepareRuns(const ModelSpec& s, const Program& p, const std::vector<std::string>& userFree,
                              const Fitted& f) {
   Prepared out;
   for (const auto& [name, v] : s.binds) {
-    if (!contains(userFree, name))
-      return usage("--bind " + name + ": not a free variable of " + s.programPath +
-                   " (its free variables: " + joined(userFree) + ")");
     if (s.data && s.data->find(name) >= 0) return usage("--bind " + name + ": it is also a column of " + s.data->path);
-    if (!contains(f.variables, name)) out.fixed.emplace_back(name, v);
+    if (!contains(f.variables, name) && !f.isUnused(name)) out.fixed.emplace_back(name, v);
   }
   for (const auto& name : userFree) {
     bool bound = contains(f.variables, name) ||
@@ -147,17 +190,19 @@ Result<Prepared> prepareRuns(const ModelSpec& s, const Program& p, const std::ve
       out.inputs.push_back(name);
       continue;
     }
+    std::string unused = f.unused.empty() ? "" : "; the program does not use --bind " + joined(f.unused);
     return usage("the free variable '" + name + "' of " + s.programPath + " is " +
-                 (s.data ? "neither a column of " + s.data->path + " nor" : "not") + " bound with --bind");
+                 (s.data ? "neither a column of " + s.data->path + " nor" : "not") + " bound with --bind" + unused);
   }
   if (s.smoothSigma > 0) out.fixed.emplace_back(smooth::kSigmaName, s.smoothSigma);
-  std::vector<std::string> params = out.inputs;
+  std::vector<std::string> params = out.inputs, used = usedVariables(f);
   for (const auto& [n, v] : out.fixed) params.push_back(n);
-  params.insert(params.end(), f.variables.begin(), f.variables.end());
+  params.insert(params.end(), used.begin(), used.end());
+  out.used = usedPlaces(f);
   auto engine = engineNamed(s.engine);
   if (!engine) return engine.error();
   EvalOptions o = s.options;
-  o.gradient = true, o.wrt = f.variables, o.wrtLiterals = false, o.anyValue = false;
+  o.gradient = true, o.wrt = used, o.wrtLiterals = false, o.anyValue = false;
   auto grad = (*engine)->prepare(p, params, o);
   if (!grad) return grad.error();
   o.gradient = false, o.wrt.clear();
@@ -179,7 +224,7 @@ Program smoothedIfAsked(const ModelSpec& s, const Program& p, const Fitted& f) {
   smooth::SmoothSettings settings;
   settings.sigma = s.smoothSigma;
   settings.minWeight = s.smoothMinWeight;
-  return p.withCore(smooth::smoothProgram(p.core(), f.variables, settings));
+  return p.withCore(smooth::smoothProgram(p.core(), usedVariables(f), settings));
 }
 
 // The indices in `keys` of each fitted variable's gradient.
@@ -255,7 +300,7 @@ class DataModel : public Model {
       for (size_t i = 0; i < rows.size(); ++i) v.back()[i] = spec_.data->columns[c][rows[i]];
     }
     for (const auto& [n, x] : p_.fixed) v.emplace_back(rows.size(), x);
-    for (double x : theta) v.emplace_back(rows.size(), x);
+    for (size_t k : p_.used) v.emplace_back(rows.size(), theta[k]);
     return v;
   }
 
@@ -346,7 +391,7 @@ class ObjectiveModel : public Model {
   std::vector<double> values(const std::vector<double>& theta) const {
     std::vector<double> v;
     for (const auto& [n, x] : p_.fixed) v.push_back(x);
-    v.insert(v.end(), theta.begin(), theta.end());
+    for (size_t k : p_.used) v.push_back(theta[k]);
     return v;
   }
 };
@@ -367,6 +412,8 @@ std::vector<SeedValue> startSeed(const ModelSpec& s, const std::vector<std::stri
 
 }  // namespace
 
+bool Fitted::isUnused(const std::string& name) const { return contains(unused, name); }
+
 void Model::residuals(const std::vector<double>&, std::vector<double>&, std::vector<double>*) {
   throw DmciError(ErrorKind::Usage, "this fit has no residuals: its loss is the program's value (objective mode)");
 }
@@ -384,6 +431,7 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
   auto user = Program::fromForms(joinedForms(*defs, *forms), s.programPath);
   if (!user) return user.error();
   auto free = user->freeParameters();
+  if (auto err = bindsOfNamesNotFree(s, *forms, free)) return *err;
   Wrt w = resolveWrt(s);
   auto f = fittedParameters(s, w, free);
   if (!f) return f.error();

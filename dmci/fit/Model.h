@@ -63,6 +63,12 @@ struct Fitted {
   std::vector<Transform> transforms;
   std::vector<LiteralSite> literals;  // the literal sites, in the order of their names
   size_t parameters = 0;              // how many of `names` are parameters
+  // The --bind names (fitted or fixed) the program does not use, as scipy or R's nls take a parameter with no
+  // effect: a fitted one keeps its start (the run is not given it; its gradient and Jacobian column are zero), a
+  // fixed one is dropped. Said on stderr and in the JSON ("unused"); a real free variable left unbound (a misspelt
+  // --bind) is still an error.
+  std::vector<std::string> unused;
+  bool isUnused(const std::string& name) const;
 };
 
 class Model {

@@ -2,6 +2,7 @@
 #include "fit/Uncertainty.h"
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
 
@@ -9,12 +10,50 @@
 
 namespace dmci::fit {
 
+// A name the program does not use (Fitted::unused) takes no part: the errors are those of the fit without it (its
+// degrees of freedom too), and it is named as one the data cannot identify, with no error and the reason.
 std::optional<Uncertainty> uncertaintyOf(Model& model, const std::vector<double>& theta) {
   const Loss* loss = model.rowLoss();
-  if (!loss || loss->kind != LossKind::Mse || model.residualRows() <= theta.size()) return std::nullopt;
+  const Fitted& f = model.fitted();
+  std::vector<size_t> used;
+  for (size_t k = 0; k < f.names.size(); ++k)
+    if (!f.isUnused(f.names[k])) used.push_back(k);
+  if (!loss || loss->kind != LossKind::Mse || model.residualRows() <= used.size()) return std::nullopt;
   std::vector<double> r, J;
   model.residuals(theta, r, &J);
-  return uncertaintyOf(r, J, model.fitted().names);
+  if (used.size() == f.names.size()) return uncertaintyOf(r, J, f.names);
+  const size_t n = r.size(), p = f.names.size(), q = used.size();
+  std::vector<double> usedJ(n * q);
+  std::vector<std::string> usedNames;
+  for (size_t j = 0; j < q; ++j) usedNames.push_back(f.names[used[j]]);
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < q; ++j) usedJ[i * q + j] = J[i * p + used[j]];
+  auto part = uncertaintyOf(r, usedJ, usedNames);
+  if (!part) return std::nullopt;
+  Uncertainty u = *part;
+  u.stderrs.assign(p, std::nullopt);
+  u.covariance.assign(p, std::vector<std::optional<double>>(p));
+  u.correlation = u.covariance;
+  for (size_t a = 0; a < q; ++a) {
+    u.stderrs[used[a]] = part->stderrs[a];
+    for (size_t b = 0; b < q; ++b) {
+      u.covariance[used[a]][used[b]] = part->covariance[a][b];
+      u.correlation[used[a]][used[b]] = part->correlation[a][b];
+    }
+  }
+  u.unidentifiable.clear();
+  std::string unused;
+  for (const auto& name : f.names) {
+    bool off = f.isUnused(name);
+    if (off) unused += (unused.empty() ? "" : ", ") + name;
+    if (off || std::find(part->unidentifiable.begin(), part->unidentifiable.end(), name) != part->unidentifiable.end())
+      u.unidentifiable.push_back(name);
+  }
+  const bool one = u.unidentifiable.size() - part->unidentifiable.size() == 1;
+  u.note = (part->note.empty() ? "" : part->note + "; ") + "the data cannot identify " + unused +
+           (one ? ": the program does not use it (its error is absent)"
+                : ": the program does not use them (their errors are absent)");
+  return u;
 }
 
 std::optional<Uncertainty> uncertaintyOf(const std::vector<double>& residuals, const std::vector<double>& jacobian,

@@ -30,7 +30,9 @@ struct Uncertainty {
 };
 
 // The uncertainty of `theta` on the model's training rows; nullopt when the fit is not plain least squares or
-// has no residual degrees of freedom. A program error evaluating the Jacobian is thrown (DmciError).
+// has no residual degrees of freedom. A fitted name the program does not use (Fitted::unused) takes no part:
+// p and n − p count the others, and it is named unidentifiable with no error, the note saying why. A program error
+// evaluating the Jacobian is thrown (DmciError).
 std::optional<Uncertainty> uncertaintyOf(Model& model, const std::vector<double>& theta);
 
 // The same from the residuals and their Jacobian (row-major n × p) directly; `names` name the p columns.

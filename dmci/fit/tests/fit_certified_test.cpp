@@ -275,6 +275,28 @@ TEST(MoreGarbowHillstrom, TheWholeSetIsThere) {
   }
 }
 
+// Problem 34 is written as the paper has it: x1 and x10 have no part in f. The fit still binds all ten, names the
+// two the program does not use, leaves them at their starts, and minimises over the others.
+TEST(MoreGarbowHillstrom, TheZeroColumnsProblemNamesTheVariablesItDoesNotUseAndKeepsTheirStarts) {
+  for (const auto& c : classics()) {
+    if (c.name != "34-LinearRank1ZeroColumns") continue;
+    EXPECT_EQ(c.program.find("x10)"), std::string::npos) << "x10 appears in the program";
+    ModelSpec spec;
+    spec.programPath = c.name + ".scm", spec.programText = c.program;
+    for (size_t j = 0; j < c.vars.size(); ++j) spec.binds.emplace_back(c.vars[j], c.start[j] + j);
+    auto model = makeModel(spec);
+    ASSERT_TRUE(model.ok()) << model.error().str();
+    EXPECT_EQ((*model)->fitted().unused, (std::vector<std::string>{"x1", "x10"}));
+    auto r = runFit(**model, FitSettings{});
+    ASSERT_TRUE(r.ok()) << r.error().str();
+    EXPECT_TRUE(solvedAt(r->loss, c.minimum)) << r->loss;
+    EXPECT_EQ(r->theta[0], c.start[0]);
+    EXPECT_EQ(r->theta[9], c.start[9] + 9);
+    return;
+  }
+  FAIL() << "no problem 34 in the suite";
+}
+
 TEST(MoreGarbowHillstrom, SolvedFromThreeStartsAndConvergedOnlyWhereEarned) {
   int runs = 0, solved = 0;
   std::string report;

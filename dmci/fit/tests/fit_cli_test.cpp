@@ -295,6 +295,35 @@ TEST_F(FitCli, AnEmptyFileIsRefused) {
                 "bad.csv:1:1: usage-error: the data file is empty");
 }
 
+// A --bind name the program does not use: the fit goes on, the name keeps its start with a null error, and a
+// warning on stderr and "unused" in the JSON say so; in objective mode too. A misspelt name is still refused,
+// because the real variable it meant is left unbound.
+TEST_F(FitCli, ABindTheProgramDoesNotUseIsWarnedAndKeepsItsStart) {
+  Outcome o = dmci(std::string("fit osc.scm --data osc.csv --target y --json --bind zz=3 ") + kStart);
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_NE(o.err.find("dmci fit: warning: the program does not use --bind zz"), std::string::npos) << o.err;
+  auto j = nlohmann::json::parse(o.out);
+  EXPECT_EQ(j["unused"], nlohmann::json::array({"zz"}));
+  EXPECT_EQ(j["params"]["zz"].get<double>(), 3.0);
+  EXPECT_TRUE(j["stderr"]["zz"].is_null());
+  EXPECT_NE(j["uncertainty_note"].get<std::string>().find("cannot identify zz: the program does not use it"),
+            std::string::npos);
+  EXPECT_NEAR(j["params"]["w"].get<double>(), 1.7, 1.7e-6);
+  EXPECT_TRUE(j["converged"].get<bool>()) << j["stop_message"];
+  write("bowl.scm", "(+ (square (- x 3)) (square (+ y 1)))\n");
+  Outcome obj = dmci("fit bowl.scm --json --bind x=0 --bind y=0 --bind x1=1");
+  ASSERT_EQ(obj.code, 0) << obj.err;
+  EXPECT_NE(obj.err.find("warning: the program does not use --bind x1"), std::string::npos) << obj.err;
+  auto jo = nlohmann::json::parse(obj.out);
+  EXPECT_EQ(jo["params"]["x1"].get<double>(), 1.0);
+  EXPECT_NEAR(jo["params"]["x"].get<double>(), 3.0, 1e-6);
+  EXPECT_TRUE(jo["converged"].get<bool>()) << jo["stop_message"];
+  write("alpha.scm", "(square (- alpha 2))\n");
+  expectRefused("fit alpha.scm --bind alpah=1",
+                "usage-error: the free variable 'alpha' of alpha.scm is not bound with --bind; the program does not "
+                "use --bind alpah");
+}
+
 TEST_F(FitCli, AWrtNameNotInTheProgramIsRefused) {
   expectRefused(std::string("fit osc.scm --data osc.csv --target y --wrt amp,q ") + kStart,
                 "usage-error: --wrt q: not a free variable of osc.scm (its free variables: amp, b, t, w)");

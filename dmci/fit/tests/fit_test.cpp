@@ -305,6 +305,94 @@ TEST(FitJson, AnInProcessFitGivesWhatTheToolPrints) {
   EXPECT_NE(bad.error().message.find("zz"), std::string::npos) << bad.error().str();
 }
 
+// --- a --bind name the program does not use (as scipy and R's nls take a parameter with no effect) ---
+
+// Data mode: q has no part in the model. The fit is the fit without q (same values, same errors), q keeps its start
+// with no error, the note and "unused" name it, and the stop that held on a and c still counts as converged.
+TEST(FitUnused, DataModeAnUnusedParameterKeepsItsStartWithNoErrorAndTheFitIsTheFitWithoutIt) {
+  auto csv = table({"t", "y"}, 20, [](size_t i) {
+    return std::vector<double>{0.1 * i, 1.0 + 2.0 * 0.1 * i + 0.01 * (i % 3)};
+  });
+  DataFit f("(+ c (* a t))", csv, {{"c", 0}, {"q", 5}, {"a", 0}});
+  ASSERT_TRUE(f.model);
+  EXPECT_EQ(f.model->fitted().names, (std::vector<std::string>{"c", "q", "a"}));
+  EXPECT_EQ(f.model->fitted().unused, (std::vector<std::string>{"q"}));
+  FitResult r = f.fit();
+  DataFit g("(+ c (* a t))", csv, {{"c", 0}, {"a", 0}});
+  FitResult control = g.fit();
+  EXPECT_TRUE(r.converged) << r.stop << ": " << r.stopMessage;
+  EXPECT_EQ(r.theta[1], 5.0);
+  EXPECT_NEAR(r.theta[0], control.theta[0], 1e-9);
+  EXPECT_NEAR(r.theta[2], control.theta[1], 1e-9);
+  ASSERT_TRUE(r.uncertainty && control.uncertainty);
+  EXPECT_EQ(r.uncertainty->unidentifiable, (std::vector<std::string>{"q"}));
+  EXPECT_FALSE(r.uncertainty->stderrs[1].has_value());
+  ASSERT_TRUE(r.uncertainty->stderrs[0] && r.uncertainty->stderrs[2]);
+  EXPECT_NEAR(*r.uncertainty->stderrs[2], *control.uncertainty->stderrs[1], 1e-9 * *control.uncertainty->stderrs[1]);
+  EXPECT_NE(r.uncertainty->note.find("cannot identify q"), std::string::npos) << r.uncertainty->note;
+  EXPECT_EQ(r.uncertainty->note, "the data cannot identify q: the program does not use it (its error is absent)");
+  EXPECT_EQ(r.uncertainty->dof, control.uncertainty->dof);
+  auto j = resultJson(f.model->fitted(), r, FitInfo{});
+  EXPECT_EQ(j["params"]["q"].get<double>(), 5.0);
+  EXPECT_TRUE(j["stderr"]["q"].is_null());
+  EXPECT_TRUE(j["stderr"]["a"].is_number());
+  EXPECT_EQ(j["unused"], nlohmann::ordered_json::array({"q"}));
+  EXPECT_EQ(resultJson(g.model->fitted(), control, FitInfo{})["unused"], nlohmann::ordered_json::array());
+  std::string tableText = resultTable(f.model->fitted(), r);
+  EXPECT_NE(tableText.find("(not used by the program)"), std::string::npos) << tableText;
+  // The fitted program's run line binds only what the program uses (dmci run refuses the rest).
+  std::string text = fittedProgram("(+ c (* a t))", f.model->fitted(), r.theta, "test");
+  EXPECT_EQ(text.find("--bind q"), std::string::npos) << text;
+  EXPECT_NE(text.find("--bind a="), std::string::npos) << text;
+}
+
+// An unused name does not hide a real rank deficiency: b still stalls the fit, q alone would not.
+TEST(FitUnused, AnUnusedParameterDoesNotExcuseAValueTheDataCannotIdentify) {
+  auto csv = table({"t", "y"}, 20, [](size_t i) {
+    return std::vector<double>{0.1 * i, 2.0 * 0.1 * i + 0.01 * (i % 3)};
+  });
+  DataFit f("(+ (* a t) (exp (- (* 1000 b))))", csv, {{"a", 1}, {"b", 1}, {"q", 2}});
+  FitResult r = f.fit();
+  EXPECT_FALSE(r.converged);
+  EXPECT_EQ(r.stop, "stalled");
+  EXPECT_NE(r.stopMessage.find("cannot identify b at"), std::string::npos) << r.stopMessage;
+  EXPECT_EQ(r.theta[2], 2.0);
+  ASSERT_TRUE(r.uncertainty);
+  EXPECT_EQ(r.uncertainty->unidentifiable, (std::vector<std::string>{"b", "q"}));
+  EXPECT_NE(r.uncertainty->note.find("cannot identify b (their errors are absent); the data cannot identify q: the "
+                                     "program does not use it"),
+            std::string::npos)
+      << r.uncertainty->note;
+}
+
+// Objective mode: z has no part in the loss; the minimum is found on x and y, z keeps its start, and a fixed
+// (not fitted) unused name is dropped and named too.
+TEST(FitUnused, ObjectiveModeAnUnusedNameKeepsItsStartAndTheMinimumIsFound) {
+  ModelSpec spec;
+  spec.programPath = "bowl.scm", spec.programText = "(+ (square (- x 3)) (* 10 (square (+ y 1))))";
+  spec.binds = {{"x", 0}, {"z", 7}, {"y", 0}, {"k", 1}};
+  spec.wrt = {"x", "z", "y"};
+  auto m = makeModel(spec);
+  ASSERT_TRUE(m.ok()) << m.error().str();
+  EXPECT_EQ((*m)->fitted().names, (std::vector<std::string>{"x", "z", "y"}));
+  EXPECT_EQ((*m)->fitted().unused, (std::vector<std::string>{"z", "k"}));
+  auto r = runFit(**m, FitSettings{});
+  ASSERT_TRUE(r.ok()) << r.error().str();
+  EXPECT_TRUE(r->converged) << r->stop << ": " << r->stopMessage;
+  EXPECT_NEAR(r->theta[0], 3, 1e-6);
+  EXPECT_EQ(r->theta[1], 7.0);
+  EXPECT_NEAR(r->theta[2], -1, 1e-6);
+  auto j = resultJson((*m)->fitted(), *r, FitInfo{});
+  EXPECT_EQ(j["unused"], nlohmann::ordered_json::array({"z", "k"}));
+  EXPECT_EQ(j["params"]["z"].get<double>(), 7.0);
+  EXPECT_FALSE(j["params"].contains("k"));
+  std::string tableText = resultTable((*m)->fitted(), *r);
+  EXPECT_NE(tableText.find("  7  (not used by the program)\n"), std::string::npos) << tableText;
+  EXPECT_EQ(unusedWarning((*m)->fitted()),
+            "the program does not use --bind z, k: they have no effect on the fit (a fitted one keeps its start, "
+            "with no standard error)");
+}
+
 TEST(FitUncertainty, NoneForARobustLossOrObjectiveMode) {
   auto csv = table({"t", "y"}, 20, [](size_t i) { return std::vector<double>{0.1 * i, 1.0 + 0.1 * i}; });
   auto t = parseDataTable(csv, "data.csv");
@@ -464,6 +552,32 @@ Error modelError(const std::string& program, std::vector<std::pair<std::string, 
 TEST(FitErrors, AWrtNameNotInTheProgramIsAnErrorListingItsFreeVariables) {
   EXPECT_EQ(modelError("(* a t)", {{"a", 1}}, {"q"}).message,
             "--wrt q: not a free variable of model.scm (its free variables: a, t)");
+}
+
+// A misspelt --bind is still caught: the program's real variable is left unbound, and the error names both.
+TEST(FitUnused, AMisspeltBindLeavesTheRealVariableUnboundAndIsRefused) {
+  ModelSpec spec;
+  spec.programPath = "prog.scm", spec.programText = "(square (- alpha 2))", spec.binds = {{"alpah", 1}};
+  auto m = makeModel(spec);
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.error().message,
+            "the free variable 'alpha' of prog.scm is not bound with --bind; the program does not use --bind alpah");
+  EXPECT_EQ(modelError("(* alpha t)", {{"alpah", 1}}, {}).message,
+            "the free variable 'alpha' of model.scm is neither a column of data.csv nor bound with --bind; the "
+            "program does not use --bind alpah");
+  // A name the program defines, or a primitive's name, is not unused: binding it would change nothing it means.
+  spec.programText = "(define a 3) (* a (sin x))", spec.binds = {{"x", 1}, {"sin", 2}};
+  auto primitive = makeModel(spec);
+  ASSERT_FALSE(primitive.ok());
+  EXPECT_EQ(primitive.error().message,
+            "--bind sin: not a free variable of prog.scm (the program defines it, or it is a primitive's name; its "
+            "free variables: x)");
+  spec.binds = {{"x", 1}, {"a", 2}};
+  auto defined = makeModel(spec);
+  ASSERT_FALSE(defined.ok());
+  EXPECT_NE(defined.error().message.find("--bind a: not a free variable of prog.scm (the program defines it"),
+            std::string::npos)
+      << defined.error().message;
 }
 
 TEST(FitErrors, AProgramErrorAtARowNamesTheRowAndTheSourcePosition) {
