@@ -20,6 +20,17 @@ Error notANumberOrTensor(const std::string& shown, SrcPos pos) {
   return Error{ErrorKind::Type, "the program's value must be a number or a tensor, got " + shown, pos};
 }
 
+std::string valueShape(bool isTensor, int rank, int rows, int cols) {
+  if (!isTensor) return "a number";
+  return rank == 1 ? "a vector of " + std::to_string(rows)
+                   : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix";
+}
+
+Error laneShapeDiffers(const std::string& lane, const std::string& lane0, SrcPos pos) {
+  return Error{ErrorKind::Type, "the lanes' values must have one shape: this lane's is " + lane + ", lane 0's " + lane0,
+               pos};
+}
+
 Evaluation LaneEvaluation::lane(size_t l) const {
   Evaluation ev;
   ev.value = value[l];

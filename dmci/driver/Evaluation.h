@@ -69,4 +69,9 @@ struct LaneEvaluation {
 // at the expression that gives it.
 Error notANumberOrTensor(const std::string& shown, SrcPos pos);
 
+// A lane's value shaped unlike lane 0's, in words ("a number", "a vector of 3", "a 2x2 matrix"): lanes of one batch
+// share one shape. Every engine's lanes report it so (a sum would pass for a number).
+std::string valueShape(bool isTensor, int rank, int rows, int cols);
+Error laneShapeDiffers(const std::string& lane, const std::string& lane0, SrcPos pos);
+
 }  // namespace dmci

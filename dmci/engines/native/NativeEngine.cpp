@@ -38,16 +38,10 @@ struct Work {
 // gave a tensor (or the reverse, or a tensor of another shape); nullopt when it fits.
 std::optional<Error> misfit(const Evaluation& r, const LaneEvaluation& out, SrcPos pos) {
   if (r.isData()) return notANumberOrTensor(r.written, pos);
-  auto shape = [](bool tensor, int rank, int rows, int cols) {
-    if (!tensor) return std::string("a number");
-    return rank == 1 ? "a vector of " + std::to_string(rows)
-                     : "a " + std::to_string(rows) + "x" + std::to_string(cols) + " matrix";
-  };
-  std::string mine = shape(r.isTensor, r.rank, r.rows, r.cols);
-  std::string first = shape(out.isTensor, out.rank, out.rows, out.cols);
+  std::string mine = valueShape(r.isTensor, r.rank, r.rows, r.cols);
+  std::string first = valueShape(out.isTensor, out.rank, out.rows, out.cols);
   if (mine == first) return std::nullopt;
-  return Error{ErrorKind::Type, "the lanes' values must have one shape: this lane's is " + mine + ", lane 0's " + first,
-               pos};
+  return laneShapeDiffers(mine, first, pos);
 }
 
 // One thread's chunks on its own Evaluator, until none is left. A tensor value's entries go to out.tensor (its

@@ -151,9 +151,8 @@ std::optional<Error> ReplayRun::replayAll(const LaneIn& in, size_t lanes, const 
     }
     if (r->isData() || r->isTensor) {  // lane 0 gave a number (its path is replayable): this lane's value differs
       Error e = r->isData() ? notANumberOrTensor(r->written, native_.valuePos())
-                            : Error{ErrorKind::Type,
-                                    "the lanes' values must have one shape: this lane's is a tensor, lane 0's a number",
-                                    native_.valuePos()};
+                            : laneShapeDiffers(valueShape(true, r->rank, r->rows, r->cols), valueShape(false, 0, 0, 0),
+                                               native_.valuePos());
       e.message = "lane " + std::to_string(lane) + ": " + e.message;
       return e;
     }

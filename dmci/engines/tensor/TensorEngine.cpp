@@ -135,10 +135,9 @@ LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
   // Every lane's value of one shape (numbers, or tensors of one shape), else the first lane whose differs from
   // lane 0's: their values cannot stand in one batch, and a sum would pass for a number.
   auto shapeOf = [&](const GroupEnd& e) {
-    if (e.value.tag != Tag::Tensor) return std::string("a number");
+    if (e.value.tag != Tag::Tensor) return valueShape(false, 0, 0, 0);
     const TensorRec& r = rt.tensor(e.value);
-    return r.rank == 1 ? "a vector of " + std::to_string(r.rows)
-                       : "a " + std::to_string(r.rows) + "x" + std::to_string(r.cols) + " matrix";
+    return valueShape(true, r.rank, r.rows, r.cols);
   };
   if (!ends.empty()) {
     const GroupEnd& lane0 = *std::min_element(
@@ -146,11 +145,11 @@ LaneEvaluation BatchEvaluator::State::finish(const std::vector<GroupEnd>& ends,
     const GroupEnd* odd = nullptr;
     for (const auto& e : ends)
       if (shapeOf(e) != shapeOf(lane0) && (!odd || e.firstLane < odd->firstLane)) odd = &e;
-    if (odd)
-      throw DmciError(Error{ErrorKind::Type,
-                            "lane " + std::to_string(odd->firstLane) + ": the lanes' values must have one shape: " +
-                                "this lane's is " + shapeOf(*odd) + ", lane 0's " + shapeOf(lane0),
-                            valuePos});
+    if (odd) {
+      Error e = laneShapeDiffers(shapeOf(*odd), shapeOf(lane0), valuePos);
+      e.message = "lane " + std::to_string(odd->firstLane) + ": " + e.message;
+      throw DmciError(e);
+    }
   }
   // Gradient keys: wrt names in order, then literals in source order (one key per position, summed).
   std::vector<std::pair<std::string, std::vector<int32_t>>> keys;
