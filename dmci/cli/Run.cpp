@@ -238,6 +238,8 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
     info["smoothed_comparisons"] = st.smoothed;
     info["crisp_comparisons"] = st.crisp;
     if (s.dea) info["dea_fallback"] = st.deaFallback;
+    info["forks"] = st.forks;
+    info["max_paths"] = s.maxPaths;
     j["value"] = valueJson(*ev);
     json g = json::object();
     for (const auto& [k, v] : ev->gradient) g[k] = jsonNumber(v);
@@ -396,11 +398,18 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     cmd->add_option("--seed", a->smooth.seed, "mc: the random draws' seed (the same seed: the same numbers)")
         ->capture_default_str();
     cmd->add_option("--smooth-min-weight", a->smooth.minWeight,
-                    "si: an arm whose probability is below this is not run (so recursion on a smoothed test ends)")
+                    "si: an arm whose path's probability is below this is not run (so recursion on a smoothed test "
+                    "ends)")
+        ->capture_default_str();
+    cmd->add_option("--smooth-max-paths", a->smooth.maxPaths,
+                    "si: the paths forks may run, all told: two arms share their path's budget by their "
+                    "probabilities, and a single path runs only the likelier arm (0: no limit). Numbers and lists "
+                    "of one shape join at the `if`, so this bounds the paths a fork in a recursion's tail starts")
         ->capture_default_str();
     cmd->add_flag("--smooth-dea", a->smooth.dea,
                   "si: each comparison's width SIGMA |grad d| (d's gradient in the smoothed parameters, derived where "
-                  "d is + - * / of parameters and data; elsewhere SIGMA, counted as dea_fallback)");
+                  "d is + - * / of parameters, data and variables that every binding moves at one constant rate; "
+                  "elsewhere SIGMA, counted as dea_fallback)");
     cmd->add_option("--smooth-bandwidth", a->smooth.bandwidth,
                     "mc dgo: the kernel's width on the branch conditions (0: Silverman's rule 1.06 SIGMA N^-1/5)")
         ->capture_default_str();
@@ -418,7 +427,7 @@ std::function<int()> addRunCommand(CLI::App& app, bool gradient, bool trace, boo
     if (a->gradient && !a->trace) {
       a->smoothGiven = cmd->count("--smooth") > 0;
       for (const char* o : {"--smooth-mode", "--estimator", "--samples", "--seed", "--smooth-min-weight",
-                            "--smooth-bandwidth", "--smooth-dea"})
+                            "--smooth-bandwidth", "--smooth-dea", "--smooth-max-paths"})
         if (!a->smoothGiven && cmd->count(o) > 0) a->smoothOptionAlone = o;
     }
     return runCommand(*a);

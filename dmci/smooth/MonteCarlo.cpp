@@ -119,6 +119,8 @@ std::optional<std::string> checkSettings(const SmoothSettings& s) {
     return "--samples: Monte Carlo smoothing needs at least 2 samples (got " + std::to_string(s.samples) + ")";
   if (!(s.minWeight >= 0 && s.minWeight < 0.5))
     return "--smooth-min-weight: must lie in [0, 0.5) (got " + formatNumber(s.minWeight) + ")";
+  if (s.maxPaths < 0)
+    return "--smooth-max-paths: a path count cannot be negative (got " + std::to_string(s.maxPaths) + "; 0: no limit)";
   if (!(s.bandwidth >= 0) || !std::isfinite(s.bandwidth))
     return "--smooth-bandwidth: must be a positive finite number, or 0 for the rule (got " + formatNumber(s.bandwidth) +
            ")";

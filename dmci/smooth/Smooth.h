@@ -8,7 +8,10 @@
 //   si  (smooth interpretation, smoothProgram) a source-to-source transform of the expanded program into the same
 //       Scheme subset: a comparison whose operands depend on a fitted parameter, where it is tested, becomes the
 //       probability Phi(d/s) of being true (d: the signed distance to its boundary), and `if` on it runs both arms
-//       and blends them by that probability; min, max and abs on a parameter are their Gaussian smoothings at
+//       and blends them by that probability (numbers, and lists of one shape element by element; other values are
+//       the likelier arm's). Each path carries its weight and a budget of paths (maxPaths), threaded through the
+//       program's own procedures: a fork in a recursion's tail starts paths that run to the end, at most the
+//       budget, the unlikeliest dropped first. min, max and abs on a parameter are their Gaussian smoothings at
 //       the same width, floor, ceiling, round and truncate sums of smoothed steps, atan2's branch cut a smoothed
 //       step (SmoothInterp.cpp). Deterministic; every engine and both routes run the transformed
 //       program, so they agree as they do on any program.
@@ -45,6 +48,7 @@ struct SmoothSettings {
   double minWeight = 1e-20;  // si: an arm whose probability is below this is not run
   double bandwidth = 0;      // mc dgo: the kernel's width on the branch conditions; 0: dgoBandwidth's rule
   bool dea = false;          // si: each comparison's width s |grad d| (where d's gradient can be derived)
+  int64_t maxPaths = 8;      // si: the paths an `if` on a smoothed test may fork into, all told (0: no limit)
   bool on() const { return sigma != 0; }
 };
 
@@ -74,8 +78,10 @@ inline const char* kSigmaName = "%smooth-sigma";
 struct SiStats {
   int smoothed = 0;     // comparisons that became probabilities, and min, max, abs, steps and atan2 smoothed
   int crisp = 0;        // comparisons on data alone, left as they were
-  int deaFallback = 0;  // --smooth-dea comparisons left at width s: d's gradient not derived (a local variable or
-                        // a call on a parameter in d)
+  int deaFallback = 0;  // --smooth-dea comparisons left at width s: d's gradient not derived (a call on a
+                        // parameter in d, or a variable with no one constant slope)
+  int forks = 0;        // `if`s on a smoothed test: each runs both arms (within the path budget)
+  int threaded = 0;     // the program's procedures that take the caller's path state
 };
 
 // The program with every tested comparison on a value depending on one of `params` smoothed (see above): a free

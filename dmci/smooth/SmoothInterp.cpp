@@ -11,9 +11,17 @@
 // a tested position (an `if` test, and through `and`, `or`, `not` and nested tests), becomes the probability of being
 // true under the smoothing, p = Phi(d/s), with d the signed distance to the boundary: d = b - a for (< a b). `and`,
 // `or` and `not` combine them as independent events. An `if` on such a p runs the arm with probability p, the other
-// with 1 - p, skips an arm whose probability is below the minimum weight (so recursion on a smoothed test ends),
-// and blends two numbers as p t + (1 - p) e; two values that are not both numbers take the likelier arm. So the
-// merge happens at every join: one path state, the blended one. Comparisons on data alone are left as they are.
+// with 1 - p, and blends two numbers as p t + (1 - p) e, two lists of one shape element by element; other values
+// (procedures, lists of two shapes, different symbols) take the likelier arm. Comparisons on data alone are left as
+// they are.
+//
+// Paths. Every expression runs in a path state: the path's weight w (the product of its arms' probabilities) and its
+// budget b of paths (0: no limit), two variables bound at the top and passed, as two hidden leading parameters, to
+// each procedure the program binds and only ever calls by name (one passed as a value runs in the state where it was
+// made). A fork gives each arm its weight and a share of the budget by its probability (at least one path each); an
+// arm whose weight is below the minimum weight is not run (so recursion on a smoothed test ends), nor the unlikelier
+// arm of a single path. Where the arms' values join at the `if`, the paths after it are one again; a fork in a
+// recursion's tail (the arms run the rest of the program) starts paths that run to the end, at most the budget.
 //
 // The branches in disguise, wherever they appear, with an operand that depends on a parameter: (max a b) is the
 // Gaussian smoothing of a + max(0, d), d = b - a, at d's width w: a + d Phi(d/w) + w phi(d/w), whose derivative is
@@ -24,6 +32,8 @@
 // the cut (y = 0, x < 0), smoothed as one. Each operand is evaluated once; on data alone they stay crisp.
 #include <functional>
 #include <map>
+#include <memory>
+#include <optional>
 #include <set>
 
 #include "prims/PrimTable.h"
@@ -36,6 +46,15 @@ namespace {
 const char* kBlend = "%smooth-blend";
 const char* kProb = "%smooth-p";
 const char* kFloor = "%smooth-floor";
+// The path state each expression runs in (threaded through calls, see blendIf): the path's weight and its budget of
+// paths (0: no limit), and the helpers that decide a fork.
+const char* kWeight = "%smooth-w";
+const char* kBudget = "%smooth-b";
+const char* kRuns = "%smooth-runs";
+const char* kShare = "%smooth-share";
+const char* kJoin = "%smooth-join";
+const char* kSameShape = "%smooth-same-shape";
+const char* kMix = "%smooth-mix";
 
 bool isComparison(const std::string& n) { return n == "<" || n == "<=" || n == ">" || n == ">="; }
 
@@ -69,6 +88,19 @@ class Analysis {
     auto it = refVar_.find(&ref);
     return it == refVar_.end() ? -1 : it->second;
   }
+  // The variable of a let's or letrec's i-th binding.
+  int bindingVar(const CoreExpr& let, size_t i) const { return bindVars_.at(&let).at(i); }
+  // Whether a variable is ever referred to other than as the procedure of a call (passed, stored, returned).
+  bool escapes(int var) const { return escaped_.count(var) > 0; }
+  // The lambda a variable is bound to where it is written in place (null: none), and a lambda's parameters' variables.
+  const CoreExpr* lambdaOf(int var) const {
+    auto it = lambdaOf_.find(var);
+    return it == lambdaOf_.end() ? nullptr : it->second;
+  }
+  const std::vector<int>* paramVars(const CoreExpr* lambda) const {
+    auto it = lambdaVars_.find(lambda);
+    return it == lambdaVars_.end() ? nullptr : &it->second;
+  }
 
  private:
   enum class Ctx { Operator, Argument, Other };
@@ -81,6 +113,7 @@ class Analysis {
   std::map<int, const CoreExpr*> lambdaOf_;                 // a variable bound to a lambda written in place
   std::map<const CoreExpr*, bool> exprDep_;
   std::map<const CoreExpr*, int> refVar_;
+  std::set<int> escaped_;
   bool any_ = false;  // anything at all depends on a parameter
   bool changed_ = false;
 
@@ -142,6 +175,7 @@ class Analysis {
         int v = lookup(e.name);
         refVar_[&e] = v;
         if (v < 0) return params_.count(e.name) > 0;
+        if (ctx != Ctx::Operator) escaped_.insert(v);
         if (ctx == Ctx::Other)
           if (const CoreExpr* l = lambdaAt(e)) taintParams(l, any_);  // escapes: called from anywhere
         return var_[static_cast<size_t>(v)];
@@ -215,16 +249,179 @@ class Analysis {
   }
 };
 
+// --smooth-dea's slopes through variables: a variable whose every binding moves with a parameter at one constant
+// rate (a let's value, or an argument at each call of a procedure only ever called by its name) has that rate as its
+// derivative, so a comparison on it gets its width. A fixpoint over the bindings, optimistic: a variable no binding
+// has spoken for yet does not constrain; one with two rates, or bound where the calls are unknown, has none. The
+// rate of an `if` is its arms' when they agree (whichever arm runs). Numbers, parameters, + and -, and * and / by a
+// number written in place.
+class Slopes {
+ public:
+  Slopes(const Analysis& a, const std::vector<std::string>& params) : a_(a), params_(params) {}
+
+  void run(const CoreExpr& root) {
+    do {
+      changed_ = false;
+      walk(root);
+    } while (changed_);
+  }
+  // The derivative of the variable `var` in the parameter params[k], when it is one constant.
+  std::optional<double> of(int var, size_t k) const {
+    auto it = slope_.find({var, k});
+    if (it == slope_.end() || it->second.state != State::Const) return std::nullopt;
+    return it->second.value;
+  }
+
+ private:
+  enum class State { None, Const, Varying };  // None: nothing known yet (no constraint)
+  struct Slope {
+    State state = State::None;
+    double value = 0;
+  };
+  const Analysis& a_;
+  const std::vector<std::string>& params_;
+  std::map<std::pair<int, size_t>, Slope> slope_;
+  std::set<int> tracked_;  // variables whose every binding the walk sees
+  bool changed_ = false;
+
+  static Slope constant(double v) { return {State::Const, v}; }
+  static Slope varying() { return {State::Varying, 0}; }
+
+  void join(int var, size_t k, Slope s) {
+    Slope& cur = slope_[{var, k}];
+    if (s.state == State::None || cur.state == State::Varying) return;
+    if (cur.state == State::None)
+      cur = s, changed_ = true;
+    else if (s.state == State::Varying || s.value != cur.value)
+      cur = varying(), changed_ = true;
+  }
+  void bind(int var, const CoreExpr* init) {
+    for (size_t k = 0; k < params_.size(); ++k) join(var, k, init ? rate(*init, k) : varying());
+  }
+
+  Slope rate(const CoreExpr& e, size_t k) const {
+    if (!a_.dependent(e)) return constant(0);
+    switch (e.kind) {
+      case CoreKind::Const:
+        return constant(0);
+      case CoreKind::Ref: {
+        int v = a_.varOf(e);
+        if (v < 0) return constant(e.name == params_[k] ? 1 : 0);
+        if (!tracked_.count(v)) return varying();
+        auto it = slope_.find({v, k});
+        return it == slope_.end() ? Slope{} : it->second;
+      }
+      case CoreKind::If: {
+        Slope t = rate(*e.kids[1], k), f = rate(*e.kids[2], k);
+        if (t.state == State::Varying || f.state == State::Varying) return varying();
+        if (t.state == State::None) return f;
+        if (f.state == State::None) return t;
+        return t.value == f.value ? t : varying();
+      }
+      case CoreKind::App:
+        break;
+      default:
+        return varying();
+    }
+    if (e.kids.size() < 2 || e.kids[0]->kind != CoreKind::Ref || a_.varOf(*e.kids[0]) >= 0) return varying();
+    const std::string& f = e.kids[0]->name;
+    std::vector<Slope> rs;
+    bool none = false;
+    for (size_t i = 1; i < e.kids.size(); ++i) {
+      rs.push_back(rate(*e.kids[i], k));
+      if (rs.back().state == State::Varying) return varying();
+      none = none || rs.back().state == State::None;
+    }
+    auto literal = [&](size_t i) -> std::optional<double> {
+      const CoreExpr& x = *e.kids[i + 1];
+      if (x.kind == CoreKind::Const && x.datum->kind == DatumKind::Number) return x.datum->number;
+      return std::nullopt;
+    };
+    if (f == "+" || (f == "-" && rs.size() <= 2)) {
+      if (none) return Slope{};
+      double sum = 0;
+      for (size_t i = 0; i < rs.size(); ++i) sum += (f == "-" && (i > 0 || rs.size() == 1) ? -1 : 1) * rs[i].value;
+      return constant(sum);
+    }
+    if ((f == "*" || f == "/") && rs.size() == 2) {
+      auto c1 = literal(1);
+      if (f == "*") {
+        auto c0 = literal(0);
+        if (c0) return none ? Slope{} : constant(*c0 * rs[1].value);
+        if (c1) return none ? Slope{} : constant(*c1 * rs[0].value);
+      } else if (c1 && *c1 != 0) {
+        return none ? Slope{} : constant(rs[0].value / *c1);
+      }
+    }
+    return varying();
+  }
+
+  // A procedure only ever called by its name (or written where it is called) has its parameters bound at its calls
+  // alone; any other procedure's parameters are bound where the walk cannot see.
+  const CoreExpr* known(const CoreExpr& op) const {
+    if (op.kind == CoreKind::Lambda) return &op;
+    if (op.kind != CoreKind::Ref) return nullptr;
+    int v = a_.varOf(op);
+    return v >= 0 && !a_.escapes(v) ? a_.lambdaOf(v) : nullptr;
+  }
+
+  void walk(const CoreExpr& e) {
+    switch (e.kind) {
+      case CoreKind::Const:
+      case CoreKind::Ref:
+        return;
+      case CoreKind::Lambda:
+        walk(*e.body);
+        return;
+      case CoreKind::If:
+      case CoreKind::Begin:
+        for (const auto& k : e.kids) walk(*k);
+        return;
+      case CoreKind::App: {
+        for (const auto& k : e.kids) walk(*k);
+        const CoreExpr* l = known(*e.kids[0]);
+        const std::vector<int>* vars = l ? a_.paramVars(l) : nullptr;
+        if (!vars || l->variadic || vars->size() != e.kids.size() - 1) return;
+        for (size_t i = 0; i < vars->size(); ++i) {
+          tracked_.insert((*vars)[i]);
+          bind((*vars)[i], e.kids[i + 1].get());
+        }
+        return;
+      }
+      case CoreKind::Let:
+      case CoreKind::Letrec:
+        for (size_t i = 0; i < e.bindings.size(); ++i) {
+          const CoreExpr& init = *e.bindings[i].second;
+          const int v = a_.bindingVar(e, i);
+          if (init.kind != CoreKind::Lambda) {
+            tracked_.insert(v);
+            bind(v, &init);
+          } else if (a_.escapes(v) || !a_.paramVars(&init)) {
+            continue;  // its parameters stay untracked: varying
+          }
+          walk(init);
+        }
+        walk(*e.body);
+        return;
+    }
+  }
+};
+
 class Rewriter {
  public:
-  Rewriter(const Analysis& a, const std::vector<std::string>& params, const SmoothSettings& s, SiStats& stats)
-      : a_(a), params_(params), s_(s), stats_(stats) {}
+  // `thread`: pass the path state (kWeight, kBudget) to the procedures the program names and calls (see blendIf).
+  Rewriter(const Analysis& a, const Slopes& slopes, const std::vector<std::string>& params, const SmoothSettings& s,
+           SiStats& stats, bool thread)
+      : a_(a), slopes_(slopes), params_(params), s_(s), stats_(stats), thread_(thread) {}
   bool changed = false;
   bool usesFloor_ = false;  // the program needs kFloor's procedure
+  bool forked = false;      // an `if` runs both arms: the program needs the path state and the fork's procedures
   ~Rewriter() {
     stats_.smoothed = static_cast<int>(smoothed_.size());
     stats_.crisp = static_cast<int>(crisp_.size());
     stats_.deaFallback = static_cast<int>(deaFallback_.size());
+    stats_.forks = static_cast<int>(forks_.size());
+    stats_.threaded = static_cast<int>(threaded_.size());
   }
 
   ExprPtr value(const ExprPtr& e) {
@@ -234,7 +431,8 @@ class Rewriter {
         return e;
       case CoreKind::If: {
         if (ExprPtr p = prob(*e->kids[0])) {
-          changed = true;
+          changed = forked = true;
+          forks_.insert(e.get());
           return blendIf(p, value(e->kids[1]), value(e->kids[2]), e->pos);
         }
         return CoreExpr::if_(value(e->kids[0]), value(e->kids[1]), value(e->kids[2]), e->pos);
@@ -246,6 +444,11 @@ class Rewriter {
           changed = true;
           return r;
         }
+        if (const CoreExpr& f = *e->kids[0]; f.kind == CoreKind::Ref && threaded_.count(a_.varOf(f))) {
+          std::vector<ExprPtr> kids{e->kids[0], ref(kWeight, e->pos), ref(kBudget, e->pos)};
+          for (size_t i = 1; i < e->kids.size(); ++i) kids.push_back(value(e->kids[i]));
+          return CoreExpr::app(std::move(kids), e->pos);
+        }
         [[fallthrough]];
       case CoreKind::Begin: {
         std::vector<ExprPtr> kids;
@@ -255,8 +458,26 @@ class Rewriter {
       }
       case CoreKind::Let:
       case CoreKind::Letrec: {
+        // A procedure bound here and only ever called by its name takes the caller's path state, as two leading
+        // parameters more (hidden ones: arity errors count the source's).
+        std::vector<bool> thread(e->bindings.size(), false);
+        for (size_t i = 0; i < e->bindings.size(); ++i) {
+          const int v = a_.bindingVar(*e, i);
+          if (thread_ && e->bindings[i].second->kind == CoreKind::Lambda && !a_.escapes(v))
+            thread[i] = true, threaded_.insert(v);
+        }
         std::vector<Binding> bs;
-        for (const auto& [n, init] : e->bindings) bs.emplace_back(n, value(init));
+        for (size_t i = 0; i < e->bindings.size(); ++i) {
+          const auto& [n, init] = e->bindings[i];
+          if (!thread[i]) {
+            bs.emplace_back(n, value(init));
+            continue;
+          }
+          std::vector<std::string> ps{kWeight, kBudget};
+          ps.insert(ps.end(), init->params.begin(), init->params.end());
+          bs.emplace_back(n, CoreExpr::lambda(std::move(ps), init->variadic, value(init->body), init->pos, init->name,
+                                              init->hidden + 2));
+        }
         return e->kind == CoreKind::Let ? CoreExpr::let(std::move(bs), value(e->body), e->pos)
                                         : CoreExpr::letrec(std::move(bs), value(e->body), e->pos);
       }
@@ -266,11 +487,15 @@ class Rewriter {
 
  private:
   const Analysis& a_;
+  const Slopes& slopes_;
   const std::vector<std::string>& params_;
   const SmoothSettings& s_;
   std::set<const CoreExpr*> deaFallback_;  // --smooth-dea comparisons whose distance's gradient is not derived
   SiStats& stats_;
   std::set<const CoreExpr*> smoothed_, crisp_;  // tested comparisons, each counted once however often it is seen
+  const bool thread_;
+  std::set<int> threaded_;           // the variables of procedures that take the path state
+  std::set<const CoreExpr*> forks_;  // the `if`s that run both arms
 
   static ExprPtr num(double v, SrcPos p) { return CoreExpr::constant(Datum::num(v, p), p); }
   static ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
@@ -291,6 +516,14 @@ class Rewriter {
     SrcPos p = e.pos;
     if (!a_.dependent(e)) return num(0, p);
     if (e.kind == CoreKind::Ref && a_.varOf(e) < 0) return num(e.name == param ? 1 : 0, p);
+    if (e.kind == CoreKind::Ref) {  // a variable: its slope, when every binding gives it one (Slopes)
+      for (size_t k = 0; k < params_.size(); ++k)
+        if (params_[k] == param) {
+          auto c = slopes_.of(a_.varOf(e), k);
+          return c ? num(*c, p) : nullptr;
+        }
+      return nullptr;
+    }
     if (e.kind != CoreKind::App || e.kids.size() < 2 || e.kids[0]->kind != CoreKind::Ref || a_.varOf(*e.kids[0]) >= 0)
       return nullptr;
     const std::string& f = e.kids[0]->name;
@@ -537,28 +770,104 @@ class Rewriter {
     return CoreExpr::if_(value(e), num(1, e->pos), num(0, e->pos), e->pos);
   }
 
-  // (let ((p P)) (if (< p w) e (if (< (- 1 p) w) t (%smooth-blend p t e)))): an arm below the minimum weight is
-  // not run.
+  // An `if` on a smoothed test P forks the path state (w, b) it runs in, the path's weight w and its budget b of
+  // paths:
+  //   (let ((p P)) (let ((wt (* w p)) (we (* w (- 1 p))))
+  //     (let ((rt (%smooth-runs (>= p 0.5) wt b)) (re (%smooth-runs (< p 0.5) we b)))
+  //       (let ((bt (%smooth-share p b rt re)))
+  //         (%smooth-join p rt re (if rt (let ((w wt) (b bt)) T) #f) (if re (let ((w we) (b (- b bt))) E) #f))))))
+  // The likelier arm always runs; the other runs when its path weight is at least the minimum weight and the budget
+  // is not a single path. Two arms share the budget in proportion to their probabilities, at least one path each;
+  // the arms' values join by %smooth-blend, one run arm's value is the if's. So the paths that run past the fork
+  // (in an arm: a recursion in the arm's tail, a call) are at most the budget, the unlikelier arm dropped first.
   ExprPtr blendIf(const ExprPtr& pr, const ExprPtr& t, const ExprPtr& e, SrcPos p) {
-    ExprPtr w = ref(kProb, p), minW = num(s_.minWeight, p);
-    ExprPtr both = call(kBlend, {w, t, e}, p);
-    ExprPtr body =
-        CoreExpr::if_(call("<", {w, minW}, p), e, CoreExpr::if_(call("<", {oneMinus(w, p), minW}, p), t, both, p), p);
+    auto r = [&](const char* n) { return ref(n, p); };
+    const char *wt = "%smooth-wt", *we = "%smooth-we", *rt = "%smooth-rt", *re = "%smooth-re", *bt = "%smooth-bt";
+    ExprPtr thenArm =
+        CoreExpr::if_(r(rt), CoreExpr::let({{kWeight, r(wt)}, {kBudget, r(bt)}}, t, p), boolean(false, p), p);
+    ExprPtr elseArm =
+        CoreExpr::if_(r(re), CoreExpr::let({{kWeight, r(we)}, {kBudget, call("-", {r(kBudget), r(bt)}, p)}}, e, p),
+                      boolean(false, p), p);
+    ExprPtr body = call(kJoin, {r(kProb), r(rt), r(re), thenArm, elseArm}, p);
+    body = CoreExpr::let({{bt, call(kShare, {r(kProb), r(kBudget), r(rt), r(re)}, p)}}, body, p);
+    body = CoreExpr::let({{rt, call(kRuns, {call(">=", {r(kProb), num(0.5, p)}, p), r(wt), r(kBudget)}, p)},
+                          {re, call(kRuns, {call("<", {r(kProb), num(0.5, p)}, p), r(we), r(kBudget)}, p)}},
+                         body, p);
+    body = CoreExpr::let(
+        {{wt, call("*", {r(kWeight), r(kProb)}, p)}, {we, call("*", {r(kWeight), oneMinus(r(kProb), p)}, p)}}, body, p);
     return CoreExpr::let({{kProb, pr}}, body, p);
   }
+  static ExprPtr boolean(bool b, SrcPos p) { return CoreExpr::constant(Datum::boolean_(b, p), p); }
 };
 
-// (lambda (p a b) (if (number? a) (if (number? b) (+ (* p a) (* (- 1 p) b)) LIKELIER) LIKELIER)),
-// LIKELIER = (if (< p 0.5) b a).
-ExprPtr blendProcedure(SrcPos at) {
+// The fork's procedures (blendIf), built as expressions of the subset with the minimum weight `minW` in them:
+//   %smooth-runs  (lambda (likely w b) (if likely #t (if (< w minW) #f (not (= b 1)))))
+//   %smooth-share (lambda (p b rt re) (if (= b 0) 0 (if rt (if re (max 1 (min (- b 1) (round (* b p)))) b) 0)))
+//   %smooth-join  (lambda (p rt re t e) (if rt (if re (%smooth-blend p t e) t) e))
+//   %smooth-blend (lambda (p a b) (if (number? a) (if (number? b) (+ (* p a) (* (- 1 p) b)) L)
+//                                     (if (%smooth-same-shape a b) (%smooth-mix p a b) L))),  L = (if (< p 0.5) b a)
+//   %smooth-same-shape (lambda (a b) (if (number? a) (number? b) (if (pair? a) (if (pair? b) (if (S (car a) (car b))
+//                                     (S (cdr a) (cdr b)) #f) #f) (if (number? b) #f (if (pair? b) #f (eqv? a b))))))
+//   %smooth-mix   (lambda (p a b) (if (number? a) (+ (* p a) (* (- 1 p) b))
+//                                     (if (pair? a) (cons (M p (car a) (car b)) (M p (cdr a) (cdr b))) a)))
+// So two numbers blend, two lists of one shape blend element by element (their other atoms equal), and anything else
+// (closures, lists of two shapes, different symbols) is the likelier arm's value.
+std::vector<Binding> forkProcedures(SrcPos at, double minW) {
   auto r = [&](const char* n) { return CoreExpr::ref(n, at); };
   auto n = [&](double v) { return CoreExpr::constant(Datum::num(v, at), at); };
+  auto bl = [&](bool v) { return CoreExpr::constant(Datum::boolean_(v, at), at); };
   auto app = [&](std::vector<ExprPtr> k) { return CoreExpr::app(std::move(k), at); };
-  auto likelier = [&] { return CoreExpr::if_(app({r("<"), r("p"), n(0.5)}), r("b"), r("a"), at); };
-  ExprPtr mix = app({r("+"), app({r("*"), r("p"), r("a")}), app({r("*"), app({r("-"), n(1), r("p")}), r("b")})});
-  ExprPtr body = CoreExpr::if_(app({r("number?"), r("a")}),
-                               CoreExpr::if_(app({r("number?"), r("b")}), mix, likelier(), at), likelier(), at);
-  return CoreExpr::lambda({"p", "a", "b"}, false, body, at, kBlend);
+  auto if_ = [&](ExprPtr c, ExprPtr t, ExprPtr e) {
+    return CoreExpr::if_(std::move(c), std::move(t), std::move(e), at);
+  };
+  auto lam = [&](std::vector<std::string> ps, ExprPtr body, const char* name) {
+    return CoreExpr::lambda(std::move(ps), false, std::move(body), at, name);
+  };
+  auto mixNumbers = [&] {
+    return app({r("+"), app({r("*"), r("p"), r("a")}), app({r("*"), app({r("-"), n(1), r("p")}), r("b")})});
+  };
+  auto likelier = [&] { return if_(app({r("<"), r("p"), n(0.5)}), r("b"), r("a")); };
+  auto on = [&](const char* f, const char* part, std::vector<ExprPtr> pre) {  // (f pre... (part a) (part b))
+    pre.insert(pre.begin(), r(f));
+    pre.push_back(app({r(part), r("a")}));
+    pre.push_back(app({r(part), r("b")}));
+    return app(std::move(pre));
+  };
+  std::vector<Binding> out;
+  out.emplace_back(
+      kRuns, lam({"likely", "w", "b"},
+                 if_(r("likely"), bl(true),
+                     if_(app({r("<"), r("w"), n(minW)}), bl(false), app({r("not"), app({r("="), r("b"), n(1)})}))),
+                 kRuns));
+  ExprPtr share = app(
+      {r("max"), n(1), app({r("min"), app({r("-"), r("b"), n(1)}), app({r("round"), app({r("*"), r("b"), r("p")})})})});
+  out.emplace_back(
+      kShare, lam({"p", "b", "rt", "re"},
+                  if_(app({r("="), r("b"), n(0)}), n(0), if_(r("rt"), if_(r("re"), share, r("b")), n(0))), kShare));
+  out.emplace_back(kJoin,
+                   lam({"p", "rt", "re", "t", "e"},
+                       if_(r("rt"), if_(r("re"), app({r(kBlend), r("p"), r("t"), r("e")}), r("t")), r("e")), kJoin));
+  out.emplace_back(
+      kBlend, lam({"p", "a", "b"},
+                  if_(app({r("number?"), r("a")}), if_(app({r("number?"), r("b")}), mixNumbers(), likelier()),
+                      if_(app({r(kSameShape), r("a"), r("b")}), app({r(kMix), r("p"), r("a"), r("b")}), likelier())),
+                  kBlend));
+  ExprPtr atoms = if_(app({r("number?"), r("b")}), bl(false),
+                      if_(app({r("pair?"), r("b")}), bl(false), app({r("eqv?"), r("a"), r("b")})));
+  out.emplace_back(kSameShape,
+                   lam({"a", "b"},
+                       if_(app({r("number?"), r("a")}), app({r("number?"), r("b")}),
+                           if_(app({r("pair?"), r("a")}),
+                               if_(app({r("pair?"), r("b")}),
+                                   if_(on(kSameShape, "car", {}), on(kSameShape, "cdr", {}), bl(false)), bl(false)),
+                               atoms)),
+                       kSameShape));
+  out.emplace_back(kMix, lam({"p", "a", "b"},
+                             if_(app({r("number?"), r("a")}), mixNumbers(),
+                                 if_(app({r("pair?"), r("a")}),
+                                     app({r("cons"), on(kMix, "car", {r("p")}), on(kMix, "cdr", {r("p")})}), r("a"))),
+                             kMix));
+  return out;
 }
 
 // (lambda (x w) (let ((n (floor x)) (k (+ 1 (ceiling (* 9 w)))))
@@ -595,13 +904,35 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
   runWithBigStack([&] {
     Analysis a(params);
     a.run(core);
-    Rewriter rw(a, params, s, st);
-    ExprPtr body = rw.value(core);
-    if (rw.changed) {
-      std::vector<Binding> helpers{{kBlend, blendProcedure(core->pos)}};
-      if (rw.usesFloor_) helpers.emplace_back(kFloor, floorProcedure(core->pos));
-      out = CoreExpr::letrec(std::move(helpers), body, core->pos);
+    // With a fork, the path state is threaded through the program's own procedures; without one it is not needed,
+    // and the program is rewritten again without it.
+    Slopes slopes(a, params);
+    if (s.dea) slopes.run(*core);
+    auto rewrite = [&](bool thread, Rewriter*& kept, std::unique_ptr<Rewriter>& own) {
+      own = std::make_unique<Rewriter>(a, slopes, params, s, st, thread);
+      kept = own.get();
+      return own->value(core);
+    };
+    std::unique_ptr<Rewriter> own;
+    Rewriter* rw = nullptr;
+    ExprPtr body = rewrite(true, rw, own);
+    if (!rw->forked) {
+      own.reset();
+      body = rewrite(false, rw, own);
     }
+    if (rw->changed) {
+      SrcPos at = core->pos;
+      std::vector<Binding> helpers;
+      if (rw->forked) {
+        helpers = forkProcedures(at, s.minWeight);
+        body = CoreExpr::let({{kWeight, CoreExpr::constant(Datum::num(1, at), at)},
+                              {kBudget, CoreExpr::constant(Datum::num(static_cast<double>(s.maxPaths), at), at)}},
+                             body, at);
+      }
+      if (rw->usesFloor_) helpers.emplace_back(kFloor, floorProcedure(at));
+      out = helpers.empty() ? body : CoreExpr::letrec(std::move(helpers), body, at);
+    }
+    own.reset();  // its stats written
   });
   return out;
 }

@@ -84,7 +84,8 @@ TEST(SmoothSi, PositiveAndNegativeAreComparisonsWithZero) {
 
 // --smooth-dea: the width s |grad d|. (< x alpha) smoothed over both moves d = alpha - x with |grad d| = sqrt 2, so
 // its probability is Phi(d / (s sqrt 2)), the exact smoothing of the condition; without dea it is Phi(d/s). A
-// distance through a local variable that depends on x cannot be derived: it keeps s and is counted.
+// distance through a variable has the variable's slope where every binding gives it one constant slope; else it
+// keeps s and is counted.
 TEST(SmoothSi, DeaScalesEachWidthByTheDistancesGradient) {
   Program p = parse("(if (< x alpha) 1 0)");
   SmoothSettings s;
@@ -113,11 +114,25 @@ TEST(SmoothSi, DeaScalesEachWidthByTheDistancesGradient) {
   auto steep = q.withCore(smoothProgram(q.core(), {"x"}, s)).evaluate({{"x", 0.1}, {kSigmaName, 0.5}}, ox);
   ASSERT_TRUE(steep) << steep.error().message;
   EXPECT_NEAR(steep->gradient[0].second, -phi(0.1 / 0.5) / 0.5, 1e-12);
-  SiStats local;
-  Program r = parse("(let ((v (* 2 x))) (if (< v 1) 1 0))");
-  smoothProgram(r.core(), {"x"}, s, &local);
-  EXPECT_EQ(local.smoothed, 1);
-  EXPECT_EQ(local.deaFallback, 1);
+  // Through variables: v moves at x's half in every binding (the call, and the recursion's own), so the width is
+  // s/2 and the step in v is smoothed as the step in x would be, Phi(-x/s), where plain si gives Phi(-x/(2 s)).
+  Program half = parse("(define (f v n) (if (= n 0) (if (< v 0) 1 0) (f (+ v 0) (- n 1)))) (f (* 0.5 x) 3)");
+  SiStats through;
+  auto slope =
+      half.withCore(smoothProgram(half.core(), {"x"}, s, &through)).evaluate({{"x", 0.2}, {kSigmaName, 0.5}}, ox);
+  ASSERT_TRUE(slope) << slope.error().message;
+  EXPECT_EQ(through.deaFallback, 0);
+  EXPECT_NEAR(slope->value, Phi(-0.2 / 0.5), 1e-12);
+  EXPECT_NEAR(slope->gradient[0].second, -phi(0.2 / 0.5) / 0.5, 1e-12);
+  // A variable with two slopes (bound at x and at 2x), or one that moves nonlinearly, keeps s and is counted.
+  for (const char* src :
+       {"(define (f v) (if (< v 1) 1 0)) (+ (f x) (f (* 2 x)))", "(let ((v (* x x))) (if (< v 1) 1 0))"}) {
+    SiStats local;
+    Program r = parse(src);
+    smoothProgram(r.core(), {"x"}, s, &local);
+    EXPECT_EQ(local.smoothed, 1) << src;
+    EXPECT_EQ(local.deaFallback, 1) << src;
+  }
 }
 
 TEST(SmoothSi, BothRoutesAndEveryEngineAgree) {
@@ -182,18 +197,55 @@ TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {
 // Two values that are not both numbers (lists here) cannot be blended: the smoothed `if` takes the likelier arm,
 // which is the crisp outcome (p < 0.5 exactly when the comparison is false), so that comparison acts crisply and
 // contributes no gradient; a number computed after it is still smoothed where it branches again.
-TEST(SmoothSi, ValuesThatCannotBeBlendedTakeTheLikelierArm) {
-  const std::string src = "(+ (car (if (< x 0) (list 1) (list 2))) (if (< x 0) 10 20))";
+// Two lists of one shape blend element by element; values that cannot be blended (lists of two shapes, different
+// symbols, procedures) take the likelier arm.
+TEST(SmoothSi, ListsOfOneShapeBlendAndOtherValuesTakeTheLikelierArm) {
   for (double x : {-0.1, 0.1}) {
-    Evaluation ev = siRun(src, x, 0.5);
     const double p = Phi(-x / 0.5);
-    EXPECT_NEAR(ev.value, (x < 0 ? 1 : 2) + 10 * p + 20 * (1 - p), 1e-12) << x;
-    EXPECT_NEAR(ev.gradient[0].second, 10 * phi(x / 0.5) / 0.5, 1e-12) << x;  // (10 - 20) dp/dx: the numbers' blend
+    Evaluation ev = siRun("(+ (cadr (if (< x 0) (list 'a 1) (list 'a 2))) (if (< x 0) 10 20))", x, 0.5);
+    EXPECT_NEAR(ev.value, p * 1 + (1 - p) * 2 + 10 * p + 20 * (1 - p), 1e-12) << x;
+    EXPECT_NEAR(ev.gradient[0].second, (1 + 10) * phi(x / 0.5) / 0.5, 1e-12) << x;  // (1 - 2 + 10 - 20) dp/dx
+    Evaluation twoShapes = siRun("(length (if (< x 0) (list 1) (list 1 2)))", x, 0.5);
+    EXPECT_EQ(twoShapes.value, x < 0 ? 1 : 2) << x;
+    Evaluation symbols = siRun("(cadr (if (< x 0) (list 'a 1) (list 'b 2)))", x, 0.5);
+    EXPECT_EQ(symbols.value, x < 0 ? 1 : 2) << x;
+    Evaluation procs = siRun("((if (< x 0) (lambda () 1) (lambda () 2)))", x, 0.5);
+    EXPECT_EQ(procs.value, x < 0 ? 1 : 2) << x;
   }
 }
 
-// An arm below the minimum weight is not run: with the weight 0 the unbounded recursion below never ends, and the
-// step budget says so; with the default it ends and the value is the smoothed count.
+// The path budget: an `if` on a smoothed test in the tail of a recursion forks every path after it, 2^6 leaves below.
+// At x = 0 each test is true with probability 1/2, so the value is the mean of the leaves that run, each the binary
+// number of its choices (true: 1). With no limit all 64 run: 31.5. With a budget of M = 2^m paths the first m forks
+// share it evenly and a single path then takes the likelier (true) arm: prefixes 0 .. M - 1 followed by 6 - m ones,
+// a mean of (M - 1)/2 2^(6 - m) + 2^(6 - m) - 1; one path is all true, 63.
+TEST(SmoothSi, ThePathBudgetBoundsThePathsForksRun) {
+  const std::string src =
+      "(define (f k acc) (if (= k 0) acc (if (< x 0) (f (- k 1) (+ (* 2 acc) 1)) (f (- k 1) (* 2 acc))))) (f 6 0)";
+  Program p = parse(src);
+  for (int64_t m : {0, 1, 2, 4, 8, 64}) {
+    SmoothSettings s;
+    s.sigma = 0.5;
+    s.maxPaths = m;
+    SiStats st;
+    Program sp = p.withCore(smoothProgram(p.core(), {"x"}, s, &st));
+    EXPECT_EQ(st.forks, 1);
+    EXPECT_EQ(st.threaded, 1);
+    for (Route r : {Route::Direct, Route::Dmci}) {
+      EvalOptions o;
+      o.route = r;
+      auto ev = sp.evaluate({{"x", 0.0}, {kSigmaName, 0.5}}, o);
+      ASSERT_TRUE(ev) << ev.error().message;
+      const double paths = m == 0 ? 64 : static_cast<double>(std::min<int64_t>(m, 64));
+      const double rest = 64 / paths;  // 2^(6 - m)
+      EXPECT_DOUBLE_EQ(ev->value, (paths - 1) / 2 * rest + rest - 1) << m << " " << routeName(r);
+    }
+  }
+}
+
+// An arm below the minimum weight is not run: with the default it ends the unbounded recursion below and the value is
+// the smoothed count. With the weight 0 the path budget alone ends it (where a single path is left, the unlikelier
+// arm is not run); with neither it never ends, and the step budget says so.
 TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
   Program p = parse("(define (f k) (if (< k x) (+ 1 (f (+ k 1))) 0)) (f 0)");
   SmoothSettings s;
@@ -207,6 +259,10 @@ TEST(SmoothSi, TheMinimumWeightEndsRecursionOnASmoothedTest) {
   for (int k = 0; k < 40; ++k) reach *= Phi((2.5 - k) / 0.25), expect += reach;
   EXPECT_NEAR(ev->value, expect, 1e-9);
   s.minWeight = 0;
+  auto bounded = p.withCore(smoothProgram(p.core(), {"x"}, s)).evaluate({{"x", 2.5}, {kSigmaName, 0.25}}, o);
+  ASSERT_TRUE(bounded) << bounded.error().message;  // the path budget alone ends it: one path takes the likelier arm
+  EXPECT_NEAR(bounded->value, expect, 1e-9);
+  s.maxPaths = 0;
   o.budget.steps = 200000;
   auto endless = p.withCore(smoothProgram(p.core(), {"x"}, s)).evaluate({{"x", 2.5}, {kSigmaName, 0.25}}, o);
   EXPECT_FALSE(endless);
@@ -413,6 +469,11 @@ TEST(SmoothSettingsCheck, BadSettingsAreRefusedWithTheReason) {
   s.minWeight = 0.5;
   EXPECT_TRUE(checkSettings(s));
   s.minWeight = 1e-20;
+  s.maxPaths = -1;
+  ASSERT_TRUE(checkSettings(s));
+  EXPECT_NE(checkSettings(s)->find("--smooth-max-paths"), std::string::npos);
+  s.maxPaths = 0;  // no limit
+  EXPECT_FALSE(checkSettings(s));
   for (double bad : {-0.1, HUGE_VAL, std::nan("")}) {
     s.bandwidth = bad;
     ASSERT_TRUE(checkSettings(s)) << bad;

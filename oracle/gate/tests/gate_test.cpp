@@ -582,9 +582,10 @@ TEST(Reports, JsonAndMarkdownAreWrittenAndParse) {
 }
 
 // The smooth row: on the step si is the exact smoothing and agrees with the pgo reference, and so on a step whose
-// condition moves three times as fast as x (the row runs --smooth-dea: the width 3 s); through a local variable
-// dea cannot derive that gradient, si's Phi(d/s) smooths it three times too narrowly and the row says it does not
-// agree.
+// condition moves three times as fast as x (the row runs --smooth-dea: the width 3 s), there written in place and
+// here through a variable (its slope 3 followed); through a variable that moves nonlinearly (3 (x + x^2), slope 3
+// at 0) dea cannot derive that gradient, si's Phi(d/s) smooths it three times too narrowly and the row says it does
+// not agree.
 TEST(Gate, TheSmoothRowComparesSiWithAPgoReference) {
   GatePair pair;
   pair.name = "step";
@@ -605,6 +606,10 @@ TEST(Gate, TheSmoothRowComparesSiWithAPgoReference) {
   auto local = Program::fromText("(let ((v (* 3 x))) (if (<= v 0) 1 0))", "local.scm");
   ASSERT_TRUE(local);
   d = smoothCheck(*local, pair, GateOptions{});
+  EXPECT_TRUE(d.agrees) << d.worstZ;
+  auto curved = Program::fromText("(let ((v (* 3 (+ x (* x x))))) (if (<= v 0) 1 0))", "curved.scm");
+  ASSERT_TRUE(curved);
+  d = smoothCheck(*curved, pair, GateOptions{});
   EXPECT_FALSE(d.agrees);
   EXPECT_GT(d.worstZ, 4);
   pair.wrt = {};
