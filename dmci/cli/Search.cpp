@@ -21,6 +21,7 @@
 #include "cli/Exit.h"
 #include "driver/Program.h"
 #include "search/SearchReport.h"
+#include "smooth/Smooth.h"
 #include "support/Split.h"
 
 namespace dmci::cli {
@@ -43,6 +44,10 @@ struct SearchArgs {
   int proposerEvery = 1;
   int iterations = 8, restarts = 2, islands = 4, population = 20, children = 4, maxSize = 30, maxDepth = 10;
   double candidateSeconds = 2;
+  double smooth = 0;  // --smooth SIGMA (0: off)
+  bool smoothGiven = false;
+  int smoothStages = 3;
+  bool smoothDea = false;
   std::string engine = "replay";
   bool json = false, quiet = false;
   std::string out, resume;
@@ -146,6 +151,15 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   s.score.gradient = !a.noGradient, s.score.iterations = a.iterations, s.score.restarts = a.restarts;
   s.score.engine = a.engine, s.score.budget.seconds = a.candidateSeconds, s.score.seconds = 5 * a.candidateSeconds;
   s.score.scoreAll = a.score == "all";
+  if (a.smoothDea && !a.smoothGiven) throw UsageError{"--smooth-dea needs --smooth SIGMA"};
+  if (a.smoothGiven) {
+    smooth::SmoothSettings check;
+    check.sigma = a.smooth;
+    if (auto why = smooth::checkSettings(check)) throw UsageError{*why};
+    if (a.noGradient) throw UsageError{"--smooth smooths the candidates' fits: it does not apply with --no-gradient"};
+    if (a.smoothStages < 1) throw UsageError{"--smooth-stages: at least 1"};
+  }
+  s.score.smoothSigma = a.smooth, s.score.smoothStages = a.smoothStages, s.score.smoothDea = a.smoothDea;
   s.proposer = a.proposer, s.proposerTimeout = a.proposerTimeout, s.proposerEvery = a.proposerEvery;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
@@ -156,9 +170,9 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" +
                     a.group + "\x1f" + a.score;
   for (const auto& v : task.vars) all += "\x1f" + v;
-  for (double x : {a.holdout, a.candidateSeconds}) all += "\x1f" + std::to_string(x);
+  for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
   for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
-                      static_cast<int>(a.noGradient)})
+                      static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea)})
     all += "\x1f" + std::to_string(x);
   all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
   char buf[20];
@@ -204,7 +218,7 @@ int searchCommand(const SearchArgs& a) {
     auto r = runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
     if (!r) return reportError(r.error(), a.json);
-    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient};
+    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient, a.smooth};
     std::string dir = !a.out.empty() ? a.out : a.resume;
     if (!dir.empty())
       if (auto ok = writeSearchOutputs(dir, *r, info); !ok) return reportError(ok.error(), a.json);
@@ -217,6 +231,8 @@ int searchCommand(const SearchArgs& a) {
       for (const auto& m : r->front)
         std::cout << "  " << m.complexity << "  " << m.score << "  " << printForms(m.candidate.forms);
       std::cout << r->evaluations << " evaluations (" << r->failed << " failed) in " << r->seconds << " s\n";
+      if (a.smooth > 0)
+        std::cout << r->smoothed << " candidates kept the fit that went through their smoothed program\n";
     } else {
       std::cout << "no candidate scored in " << r->evaluations << " evaluations\n";
     }
@@ -290,6 +306,13 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--candidate-seconds", a.candidateSeconds,
                   "time budget of one run of a candidate (its fit: five times this)")
       ->capture_default_str();
+  cmd->add_option("--smooth", a.smooth,
+                  "also fit each candidate whose fitted constants sit in branches (a comparison, min, max, abs or a "
+                  "step on them) through its Gaussian-smoothed program (smooth interpretation) at width SIGMA, in "
+                  "--smooth-stages stages of width SIGMA 4^-k, then crisply from there; the crisp fit that ends lower "
+                  "on the training rows is kept (counted as smoothed_fits in --json)");
+  cmd->add_option("--smooth-stages", a.smoothStages, "--smooth: the stages")->capture_default_str();
+  cmd->add_flag("--smooth-dea", a.smoothDea, "--smooth: each comparison's width SIGMA |grad d| (see dmci grad)");
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
   cmd->add_option("--out", a.out,
@@ -308,7 +331,11 @@ std::function<int()> addSearchCommand(CLI::App& app) {
                                  "search program structures and their constants together: edits (or an external "
                                  "proposer) propose, exact gradients fit, held-out error scores");
   addOptions(cmd, *a);
-  return [cmd, a] { return *cmd ? searchCommand(*a) : -1; };
+  return [cmd, a] {
+    if (!*cmd) return -1;
+    a->smoothGiven = cmd->count("--smooth") > 0;
+    return searchCommand(*a);
+  };
 }
 
 }  // namespace dmci::cli

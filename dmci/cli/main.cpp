@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <functional>
 #include <iostream>
+#include <new>
 #include <vector>
 
 #include "cli/Check.h"
@@ -44,6 +45,9 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::cerr << "dmci: " << e.message << "\n";
     return kUsageError;
+  } catch (const std::bad_alloc&) {  // a size the machine cannot hold (--samples, lanes): said, not an abort
+    std::cerr << "dmci: out of memory: the run asked for more memory than this machine gives it\n";
+    return kProgramError;
   }
   return kUsageError;
 }

@@ -219,13 +219,18 @@ void setSigma(Prepared& p, double sigma) {
 }
 
 // The program smoothed over the fitted variables when the spec asks for it (smooth/Smooth.h, si).
-Program smoothedIfAsked(const ModelSpec& s, const Program& p, const Fitted& f) {
+// Counts what it smoothed in f.smoothed.
+Program smoothedIfAsked(const ModelSpec& s, const Program& p, Fitted& f) {
   if (!(s.smoothSigma > 0)) return p;
   smooth::SmoothSettings settings;
   settings.sigma = s.smoothSigma;
   settings.minWeight = s.smoothMinWeight;
   settings.dea = s.smoothDea;
-  return p.withCore(smooth::smoothProgram(p.core(), usedVariables(f), settings));
+  settings.maxPaths = s.smoothMaxPaths;
+  smooth::SiStats stats;
+  Program out = p.withCore(smooth::smoothProgram(p.core(), usedVariables(f), settings, &stats));
+  f.smoothed = stats.smoothed;
+  return out;
 }
 
 // The indices in `keys` of each fitted variable's gradient.

@@ -50,7 +50,8 @@ struct ModelSpec {
   // width to start with (Model::setSmoothSigma changes it).
   double smoothSigma = 0;
   double smoothMinWeight = 1e-20;
-  bool smoothDea = false;  // each comparison's width sigma |grad d| (smooth::SmoothSettings::dea)
+  bool smoothDea = false;      // each comparison's width sigma |grad d| (smooth::SmoothSettings::dea)
+  int64_t smoothMaxPaths = 8;  // the paths forks may run (smooth::SmoothSettings::maxPaths; 0: no limit)
   // Objective mode, held out: the same program with these bindings in place of the ones of the same names; its
   // value at each iterate is the held-out loss (early stopping, and the pick of the best iterate).
   std::vector<DataBinding> holdoutBindings;
@@ -69,6 +70,9 @@ struct Fitted {
   // fixed one is dropped. Said on stderr and in the JSON ("unused"); a real free variable left unbound (a misspelt
   // --bind) is still an error.
   std::vector<std::string> unused;
+  // Smoothing (ModelSpec::smoothSigma): the comparisons, selects and steps the transform smoothed over the fitted
+  // variables (0: the smoothed program is the crisp one, as for a candidate whose constants sit in no branch).
+  int smoothed = 0;
   bool isUnused(const std::string& name) const;
 };
 

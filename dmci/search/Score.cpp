@@ -73,7 +73,35 @@ struct Fitted {
 struct FitRun {
   std::unique_ptr<fit::Model> model;
   std::optional<Fitted> fitted;
+  bool smoothed = false;  // fitted through the smoothed program first
 };
+
+// The smoothed fit (ScoreSettings::smoothSigma): lm on the smoothed program in stages of width sigma 4^-k, each from
+// where the last ended, then lm on the crisp `model` from there. The values reached, or nullopt when the candidate
+// has no constant in a branch (its smoothed program is its crisp one) or a stage fails.
+std::optional<std::vector<double>> smoothedFit(const fit::ModelSpec& crisp, const ScoreSettings& s,
+                                               const fit::FitSettings& fs, fit::Model& model) {
+  fit::ModelSpec spec = crisp;
+  spec.smoothSigma = s.smoothSigma, spec.smoothDea = s.smoothDea;
+  auto smoothed = fit::makeModel(spec);
+  if (!smoothed || (*smoothed)->fitted().smoothed == 0) return std::nullopt;
+  fit::FitSettings stage = fs;
+  stage.restarts = 0;
+  stage.budgetSeconds = fs.budgetSeconds / (s.smoothStages + 1);
+  std::vector<double> theta;
+  double sigma = s.smoothSigma;
+  for (int k = 0; k < s.smoothStages; ++k, sigma /= 4) {
+    (*smoothed)->setSmoothSigma(sigma);
+    if (k > 0) (*smoothed)->restartFrom(theta);
+    auto r = fit::runFit(**smoothed, stage);
+    if (!r || r->theta.empty() || r->nonFinite) return std::nullopt;
+    theta = r->theta;
+  }
+  model.restartFrom(theta);
+  auto r = fit::runFit(model, stage);
+  if (!r || r->theta.empty()) return theta;
+  return r->theta;
+}
 
 FitRun fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, const std::string& text,
                     const std::vector<std::string>& used, const std::vector<size_t>& rows, double startRmse,
@@ -92,11 +120,18 @@ FitRun fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, c
   fs.optimizer = "lm", fs.steps = s.iterations, fs.restarts = s.restarts, fs.seed = seed;
   fs.budgetSeconds = s.seconds, fs.patience = s.iterations + 1, fs.uncertainty = false;
   auto r = fit::runFit(*out.model, fs);
-  if (!r || r->theta.empty()) return out;
-  auto predicted = catchErrors([&] { return out.model->predict(r->theta); });
-  if (!predicted || !nonFiniteRow(t, *predicted).empty()) return out;
-  if (!(rmse(t, *predicted, rows) < startRmse)) return out;
-  out.fitted = Fitted{r->theta, std::move(*predicted)};
+  // Each fit's values, scored crisply on `rows`: the crisp fit's, then the smoothed one's where there is one.
+  auto consider = [&](const std::vector<double>& theta, bool smoothed) {
+    auto predicted = catchErrors([&] { return out.model->predict(theta); });
+    if (!predicted || !nonFiniteRow(t, *predicted).empty()) return;
+    const double e = rmse(t, *predicted, rows);
+    if (!(e < (out.fitted ? rmse(t, out.fitted->predicted, rows) : startRmse))) return;
+    out.fitted = Fitted{theta, std::move(*predicted)};
+    out.smoothed = smoothed;
+  };
+  if (r && !r->theta.empty()) consider(r->theta, false);
+  if (s.smoothSigma > 0)
+    if (auto theta = smoothedFit(spec, s, fs, *out.model)) consider(*theta, true);
   return out;
 }
 
@@ -170,6 +205,7 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
     if (run.fitted)
       if (auto fitted = withValues(out.fitted, text, run.model->fitted(), run.fitted->theta)) {
         out.fitted = std::move(*fitted);
+        out.smoothed = run.smoothed;
         predicted = std::move(run.fitted->predicted);
       }
   } else if (s.gradient && fittable) {
@@ -184,6 +220,7 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
       auto run = fitCandidate(task, s, out.fitted, text, used, rows, rmse(task, predicted, rows), seed + g);
       if (!run.fitted) continue;
       for (size_t r : task.groups[g]) pooled[r] = run.fitted->predicted[r];
+      out.smoothed = out.smoothed || run.smoothed;
       thetas.push_back(run.fitted->theta);
       names = &run.model->fitted();
       models.push_back(std::move(run.model));

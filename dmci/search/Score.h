@@ -8,7 +8,8 @@
 //   fit      with gradients: a few Levenberg-Marquardt iterations on the exact Jacobian, with restarts (fit/Fit.h),
 //            of the named parameters and every numeric literal, on the training rows; the fitted values replace the
 //            literals in the program. The start is kept when no iterate does better. Without gradients the candidate is
-//            scored as it is.
+//            scored as it is. With smoothing, a candidate whose constants sit in branches is fitted a second way,
+//            through its smoothed program (ScoreSettings::smoothSigma), and the better crisp fit is kept.
 //   score    the root-mean-square error on the held-out rows (and on the training rows, reported); the search
 //            ranks by it, or (scoreAll) by the error on every row, the fitted rows' predictions still those of
 //            the fit on them: a structure must then both fit its rows and predict the held-out ones
@@ -48,6 +49,12 @@ struct ScoreSettings {
   Budget budget{2'000'000, 4'000'000, 2.0};  // per run: steps, heap cells, seconds
   double seconds = 10;                       // the whole fit's time budget
   bool scoreAll = false;  // rank by the RMSE on every row (fitted and held out), not on the held-out rows alone
+  // Smoothing (dmci search --smooth SIGMA): a candidate whose fitted constants sit in branches (a comparison, min,
+  // max, abs or a step on them; smooth/Smooth.h, si) is also fitted on its smoothed program, in stages of width
+  // SIGMA 4^-k, then crisply from there; the crisp fit that ends lower on the training rows is kept.
+  double smoothSigma = 0;  // 0: off
+  int smoothStages = 3;
+  bool smoothDea = false;
 };
 
 struct Score {
@@ -57,7 +64,8 @@ struct Score {
   double trainRmse = std::numeric_limits<double>::infinity();
   double score = std::numeric_limits<double>::infinity();  // what the search ranks by (ScoreSettings::scoreAll)
   int complexity = 0;
-  Candidate fitted;  // the candidate with its fitted literals and parameters
+  Candidate fitted;       // the candidate with its fitted literals and parameters
+  bool smoothed = false;  // its fit is the one that started on the smoothed program (ScoreSettings::smoothSigma)
   double seconds = 0;
 };
 

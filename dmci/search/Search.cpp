@@ -188,6 +188,7 @@ class Loop {
     for (size_t k = 0; k < batch.size(); ++k) {
       ++st_.evaluations;
       const Score& s = scores[k];
+      if (s.ok && s.smoothed) ++st_.smoothed;
       if (batch[k].external) ++st_.proposer.scored;
       if (!s.ok) {
         ++st_.failed;
@@ -234,6 +235,7 @@ class Loop {
     if (const Member* b = st_.archive.best()) r.best = *b, r.found = true;
     r.front = paretoFront(st_.archive.members());
     r.evaluations = st_.evaluations, r.failed = st_.failed, r.generations = st_.generation;
+    r.smoothed = st_.smoothed;
     r.seconds = seconds(), r.history = st_.history, r.proposer = st_.proposer;
     return r;
   }

@@ -56,6 +56,7 @@ struct SearchResult {
   bool found = false;  // some candidate scored
   std::vector<Member> front;
   uint64_t evaluations = 0, failed = 0, generations = 0;
+  uint64_t smoothed = 0;  // candidates whose kept fit went through their smoothed program (--smooth)
   double seconds = 0;
   std::vector<std::pair<uint64_t, double>> history;  // (evaluation, best held-out RMSE) at each improvement
   ProposerCounts proposer;

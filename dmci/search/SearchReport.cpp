@@ -62,6 +62,8 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
           {"generations", r.generations},
           {"seed", info.seed},
           {"gradient", info.gradient},
+          {"smooth",
+           info.smoothSigma > 0 ? ojson{{"sigma", info.smoothSigma}, {"smoothed_fits", r.smoothed}} : ojson(nullptr)},
           {"history", history},
           {"proposer",
            {{"calls", r.proposer.calls},

@@ -14,6 +14,7 @@ struct SearchInfo {
   std::string data, target, seedProgram;
   uint64_t seed = 0;
   bool gradient = true;
+  double smoothSigma = 0;  // --smooth (0: off)
 };
 
 // {"best": {"program", "holdout_rmse", "train_rmse", "complexity", "params"}, "pareto": [...], "evaluations",

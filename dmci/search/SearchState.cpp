@@ -64,6 +64,7 @@ std::string stateText(const State& st, const std::string& fingerprint) {
   json j = {{"fingerprint", fingerprint},
             {"rng", rng.str()},
             {"evaluations", st.evaluations},
+            {"smoothed", st.smoothed},
             {"failed", st.failed},
             {"generation", st.generation},
             {"seconds", st.seconds},
@@ -93,6 +94,7 @@ Result<bool> loadState(State& st, const std::string& path, const std::string& fi
       std::istringstream rng(j.at("rng").get<std::string>());
       rng >> st.rng;
       st.evaluations = j.at("evaluations"), st.failed = j.at("failed"), st.generation = j.at("generation");
+      st.smoothed = j.value("smoothed", uint64_t{0});
       st.seconds = j.at("seconds");
       st.islands.clear();
       for (const auto& island : j.at("islands")) {

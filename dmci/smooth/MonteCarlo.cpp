@@ -113,6 +113,9 @@ std::optional<std::string> checkSettings(const SmoothSettings& s) {
   if (!(s.sigma > 0) || !std::isfinite(s.sigma))
     return "--smooth: the smoothing width must be a positive finite number (got " + formatNumber(s.sigma) + ")";
   if (s.samples < 0) return "--samples: a sample count cannot be negative (got " + std::to_string(s.samples) + ")";
+  if (s.samples > kMaxSamples)
+    return "--samples: at most " + std::to_string(kMaxSamples) +
+           " (each run is a lane of one batch, held at once; got " + std::to_string(s.samples) + ")";
   if (s.mode == Mode::Mc && s.samples < 2)
     return "--samples: Monte Carlo smoothing needs at least 2 samples (got " + std::to_string(s.samples) + ")";
   if (!(s.minWeight >= 0 && s.minWeight < 0.5))

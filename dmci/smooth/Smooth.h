@@ -66,8 +66,11 @@ const char* estimatorName(Estimator e);
 // smaller --smooth-bandwidth there, at more variance, which grows as 1/(N h)).
 double dgoBandwidth(const SmoothSettings& s);
 
-// Why these settings cannot run (sigma <= 0 or not finite, a sample count below 2, a minimum weight outside
-// [0, 0.5), a negative or infinite bandwidth), or nullopt.
+// The most runs one Monte Carlo estimate makes: its runs are the lanes of one batch, held in memory at once.
+inline constexpr int64_t kMaxSamples = 100'000'000;
+
+// Why these settings cannot run (sigma <= 0 or not finite, a sample count below 2 or above kMaxSamples, a minimum
+// weight outside [0, 0.5), a negative path count, a negative or infinite bandwidth), or nullopt.
 std::optional<std::string> checkSettings(const SmoothSettings& s);
 
 // --- si ---

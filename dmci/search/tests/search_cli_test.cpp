@@ -159,4 +159,34 @@ TEST_F(SearchCli, UsageErrorsExitWithTwo) {
       << target.err;
 }
 
+// --smooth: a seed whose threshold sits at 0.3 in a branch, on data stepping at 1; the smoothed fits find the step
+// and the JSON counts them. Bad smoothing settings are refused with exit 2.
+TEST_F(SearchCli, SmoothFindsAThresholdAndBadSettingsAreRefused) {
+  std::string csv = "x,y\n";
+  for (int i = 0; i <= 200; ++i) {
+    double x = i / 100.0;
+    char line[80];
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", x, x < 1 ? 2 * x : 0.5 * x);
+    csv += line;
+  }
+  write("thr.csv", csv);
+  write("thr.scm", "(if (< x 0.3) (* 1.5 x) (* 1.2 x))\n");
+  const std::string base =
+      "search --data thr.csv --target y --seed-program thr.scm --ops '+ - * /' --jobs 1 --evals 20 ";
+  Outcome o = dmci(base + "--smooth 0.5 --json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  EXPECT_LT(j.at("best").at("holdout_rmse").get<double>(), 1e-9) << o.out;
+  EXPECT_GE(j.at("smooth").at("smoothed_fits").get<int>(), 1);
+  Outcome crisp = dmci(base + "--json");
+  ASSERT_EQ(crisp.code, 0) << crisp.err;
+  EXPECT_TRUE(json::parse(crisp.out).at("smooth").is_null());
+  for (const char* bad :
+       {"--smooth 0", "--smooth -1", "--smooth-dea", "--smooth 0.5 --smooth-stages 0", "--smooth 0.5 --no-gradient"}) {
+    Outcome b = dmci(base + bad);
+    EXPECT_EQ(b.code, 2) << bad << ": " << b.err;
+    EXPECT_NE(b.err.find("smooth"), std::string::npos) << bad << ": " << b.err;
+  }
+}
+
 }  // namespace

@@ -151,6 +151,39 @@ TEST(SearchScore, WithoutGradientsTheCandidateIsScoredAsItIs) {
   EXPECT_EQ(s.fitted.params.at("a"), 1);
 }
 
+// The threshold model (if (< x alpha) (* beta x) (* gamma x)) from alpha = 1, beta = 2, gamma = 0.5: the crisp fit
+// of the candidate with its threshold written at 0.3 cannot move it (its gradient is 0) and ends well off; with
+// --smooth the fit through the smoothed program moves it to the data's step, and the candidate says so. A candidate
+// with no constant in a branch is not fitted a second way.
+TEST(SearchScore, SmoothingFitsAConstantThatSitsInABranch) {
+  fit::DataTable data;
+  Task task;
+  data.path = "thr.csv", data.names = {"x", "y"}, data.columns.resize(2);
+  for (int i = 0; i <= 200; ++i) {
+    double x = i / 100.0;
+    data.columns[0].push_back(x), data.columns[1].push_back(x < 1 ? 2 * x : 0.5 * x);
+    data.lines.push_back(static_cast<uint32_t>(i + 2));
+    (i % 5 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+  }
+  task.data = &data, task.target = "y", task.vars = {"x"}, task.spread = 2;
+  ScoreSettings settings;
+  settings.iterations = 40;
+  Candidate c = candidate("(if (< x 0.3) (* 1.5 x) (* 1.2 x))");
+  Score crisp = scoreCandidate(task, settings, c, 1);
+  ASSERT_TRUE(crisp.ok) << crisp.error;
+  EXPECT_GT(crisp.trainRmse, 0.1);
+  EXPECT_FALSE(crisp.smoothed);
+  settings.smoothSigma = 0.5;
+  Score smoothed = scoreCandidate(task, settings, c, 1);
+  ASSERT_TRUE(smoothed.ok) << smoothed.error;
+  EXPECT_LT(smoothed.trainRmse, 1e-9);
+  EXPECT_LT(smoothed.holdoutRmse, 1e-9);
+  EXPECT_TRUE(smoothed.smoothed);
+  Score plain = scoreCandidate(task, settings, candidate("(* 1.5 x)"), 1);
+  ASSERT_TRUE(plain.ok) << plain.error;
+  EXPECT_FALSE(plain.smoothed);
+}
+
 TEST(SearchScore, AnUnboundNameFailsNamingIt) {
   Oscillator o;
   Score s = scoreCandidate(o.task, {}, candidate("(* k t)"), 1);

@@ -120,6 +120,8 @@ TEST_F(SmoothCli, BadSettingsAreRefused) {
                 "--smooth-bandwidth");
   expectRefused("grad step.scm --bind x=0 --smooth-bandwidth 0.1", "--smooth-bandwidth needs --smooth");
   expectRefused("grad step.scm --bind x=0 --smooth-dea", "--smooth-dea needs --smooth");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-mode mc --samples 200000000", "at most");
+  expectRefused("grad step.scm --bind x=0 --smooth 0.5 --smooth-max-paths -1", "--smooth-max-paths");
   write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
   write("d.csv", "x,y\n0.5,1\n1.5,0.75\n");
   expectRefused("fit thr.scm --data d.csv --target y --bind alpha=0.5 --smooth 0", "positive");
