@@ -19,6 +19,7 @@
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
 #include "fit/FittedProgram.h"
+#include "fit/SmoothedLoss.h"
 #include "smooth/Smooth.h"
 #include "support/AtomicFile.h"
 #include "support/Split.h"
@@ -48,10 +49,14 @@ struct FitArgs {
   std::string log, report, out, bestTrace;
   std::string engine = "replay", via = "direct", device = "cpu";
   int threads = 0;
-  // --smooth SIGMA: fit the smoothed program (smooth/Smooth.h, si), then score the result crisply.
-  double smooth = 0, smoothMinWeight = 1e-20;
-  bool smoothGiven = false, anneal = false;
+  // --smooth SIGMA: fit the smoothed program (si) or loss (mc) (smooth/Smooth.h), then score the result crisply.
+  double smooth = 0, smoothMinWeight = 1e-20, smoothBandwidth = 0;
+  bool smoothGiven = false, anneal = false, smoothDea = false;
   int annealStages = 6;
+  std::string smoothMode = "si", estimator;  // estimator: mc only (default pgo)
+  int64_t samples = 1000;
+  std::string smoothOptionAlone;  // a --smooth-... option given without --smooth
+  bool samplesGiven = false, bandwidthGiven = false;
 };
 
 std::string slurp(const std::string& path) {
@@ -179,7 +184,8 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
     spec.transforms = *t;
   }
   spec.engine = a.engine;
-  if (a.smoothGiven) spec.smoothSigma = a.smooth, spec.smoothMinWeight = a.smoothMinWeight;
+  if (a.smoothGiven)
+    spec.smoothSigma = a.smooth, spec.smoothMinWeight = a.smoothMinWeight, spec.smoothDea = a.smoothDea;
   spec.options.route = *parseRoute(a.via);
   spec.options.threads = a.threads;
   spec.options.tensor.device = a.device;
@@ -250,23 +256,70 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
   return kOk;
 }
 
-// --smooth: the fit runs on the smoothed program, in stages of shrinking width with --smooth-anneal (each stage
-// starts where the last ended: width SIGMA 4^-k), and the values reached are scored on the crisp program: that is
-// the loss reported, the smoothed one beside it.
-int smoothFit(const FitArgs& a, const ModelSpec& spec) {
-  smooth::SmoothSettings check;
-  check.sigma = a.smooth, check.minWeight = a.smoothMinWeight;
-  if (auto why = smooth::checkSettings(check)) throw UsageError{*why};
+// --smooth's settings from the options, checked: a bad width or count, an mc option without mc, an optimizer that
+// cannot take the objective.
+smooth::SmoothSettings smoothSettings(const FitArgs& a) {
+  smooth::SmoothSettings s;
+  auto mode = smooth::parseMode(a.smoothMode);
+  if (!mode) throw UsageError{"--smooth-mode: si or mc, got '" + a.smoothMode + "'"};
+  s.mode = *mode;
+  s.sigma = a.smooth, s.minWeight = a.smoothMinWeight, s.dea = a.smoothDea, s.seed = a.seed;
+  s.samples = a.samples, s.bandwidth = a.smoothBandwidth;
+  const bool mc = s.mode == smooth::Mode::Mc;
+  if (!mc && !a.estimator.empty()) throw UsageError{"--estimator needs --smooth-mode mc"};
+  if (!mc && a.samplesGiven) throw UsageError{"--samples needs --smooth-mode mc"};
+  if (!a.estimator.empty()) {
+    auto e = smooth::parseEstimator(a.estimator);
+    if (!e) throw UsageError{"--estimator: pgo, reinforce or dgo, got '" + a.estimator + "'"};
+    s.estimator = *e;
+  }
+  const bool dgo = mc && s.estimator == smooth::Estimator::Dgo;
+  if (a.bandwidthGiven && !dgo) throw UsageError{"--smooth-bandwidth needs --smooth-mode mc --estimator dgo"};
+  if (a.smoothDea && mc && !dgo)
+    throw UsageError{"--smooth-dea widens the smoothed comparisons of si (and of dgo's kernel): not " +
+                     std::string(smooth::estimatorName(s.estimator)) + "'s runs of the crisp program"};
+  if (auto why = smooth::checkSettings(s)) throw UsageError{*why};
   if (a.annealStages < 1) throw UsageError{"--smooth-stages: at least 1"};
   if (!a.checkpoint.empty() || a.resume)
     throw UsageError{"--smooth fits in stages: --checkpoint and --resume do not apply"};
-  auto model = makeModel(spec);
-  if (!model) return reportError(model.error(), a.json);
+  if (a.optimizer == "de" || a.optimizer == "cmaes")
+    throw UsageError{"--optimizer " + a.optimizer +
+                     " uses no gradient: --smooth gives a gradient where the program branches, which a population "
+                     "method does not need (fit the crisp program with it)"};
+  if (mc && a.optimizer != "adam")
+    throw UsageError{"--optimizer " + a.optimizer +
+                     ": --smooth-mode mc draws afresh at every evaluation, so the objective is noisy and a line "
+                     "search or trust region cannot use it: use adam (the default with mc)"};
+  return s;
+}
+
+// --smooth: the fit runs on the smoothed program (si) or the Monte Carlo smoothed loss (mc, fit/SmoothedLoss.h), in
+// stages of shrinking width with --smooth-anneal (each stage starts where the last ended: width SIGMA 4^-k; with mc
+// adam's step size shrinks as the width does, lr 4^-k), and
+// the values reached are scored on the crisp program: that is the loss reported, the smoothed one beside it (mc:
+// a fresh estimate at the values reached, with its standard error).
+int smoothFit(const FitArgs& a, const ModelSpec& spec) {
+  const smooth::SmoothSettings ss = smoothSettings(a);
+  const bool mc = ss.mode == smooth::Mode::Mc;
+  std::unique_ptr<Model> model, crisp;
+  SmoothedLoss* mcModel = nullptr;
+  if (mc) {
+    auto m = makeSmoothedLoss(spec, ss);
+    if (!m) return reportError(m.error(), a.json);
+    mcModel = m->get();
+    model = std::move(*m);
+  } else {
+    auto m = makeModel(spec);
+    if (!m) return reportError(m.error(), a.json);
+    model = std::move(*m);
+  }
   ModelSpec crispSpec = spec;
   crispSpec.smoothSigma = 0;
-  auto crisp = makeModel(crispSpec);
-  if (!crisp) return reportError(crisp.error(), a.json);
+  auto c = makeModel(crispSpec);
+  if (!c) return reportError(c.error(), a.json);
+  crisp = std::move(*c);
   FitSettings settings = fitSettings(a, spec);
+  if (mc) settings.uncertainty = false;
   auto progress = progressLine(a);
   const int stages = a.anneal ? a.annealStages : 1;
   FitResult r;
@@ -274,9 +327,11 @@ int smoothFit(const FitArgs& a, const ModelSpec& spec) {
   uint64_t evaluations = 0;
   double seconds = 0, sigma = a.smooth;
   for (int k = 0; k < stages; ++k, sigma /= 4) {
-    (*model)->setSmoothSigma(sigma);
-    if (k > 0) (*model)->restartFrom(r.theta);
-    auto stage = runFit(**model, settings, progress);
+    model->setSmoothSigma(sigma);
+    // mc: adam's step shrinks with the width (its noisy steps would otherwise keep it lr from the optimum).
+    if (mc) settings.method.lr = fitSettings(a, spec).method.lr * sigma / a.smooth;
+    if (k > 0) model->restartFrom(r.theta);
+    auto stage = runFit(*model, settings, progress);
     if (!stage) return reportError(stage.error(), a.json);
     r = std::move(*stage);
     iterations += r.iterations, evaluations += r.evaluations, seconds += r.seconds;
@@ -284,17 +339,42 @@ int smoothFit(const FitArgs& a, const ModelSpec& spec) {
   }
   if (progress) std::fprintf(stderr, "\r\033[K");
   r.iterations = iterations, r.evaluations = evaluations, r.seconds = seconds;
-  const double smoothed = r.loss;
-  r.loss = (*crisp)->loss(r.theta, nullptr);
-  r.holdout = (*crisp)->holdoutLoss(r.theta);
   nlohmann::ordered_json extra;
-  extra["smoothed_loss"] = smoothed;
-  extra["smooth"] = {{"mode", "si"}, {"sigma", a.smooth}, {"stages", stages}, {"final_sigma", sigma * 4}};
-  return writeOutputs(a, **crisp, spec, r, extra);
+  try {
+    if (mc) {
+      model->loss(r.theta, nullptr);  // a fresh estimate at the values reached
+      extra["smoothed_loss"] = mcModel->last().value;
+      extra["smoothed_loss_error"] = mcModel->last().valueError;
+    } else {
+      extra["smoothed_loss"] = r.loss;
+    }
+    r.loss = crisp->loss(r.theta, nullptr);
+    r.holdout = crisp->holdoutLoss(r.theta);
+  } catch (const DmciError& e) {
+    return reportError(e.error(), a.json);
+  }
+  nlohmann::ordered_json info = {{"mode", smooth::modeName(ss.mode)}};
+  if (mc) info["estimator"] = smooth::estimatorName(ss.estimator);
+  info["sigma"] = a.smooth;
+  if (mc) {
+    info["samples"] = ss.samples, info["seed"] = ss.seed;
+    if (ss.estimator == smooth::Estimator::Dgo) {
+      smooth::SmoothSettings last = ss;
+      last.sigma = sigma * 4;
+      info["bandwidth"] = smooth::dgoBandwidth(last);
+    }
+    info["draws"] = mcModel->draws();
+  }
+  if (ss.dea) info["dea"] = true;
+  info["stages"] = stages, info["final_sigma"] = sigma * 4;
+  extra["smooth"] = info;
+  return writeOutputs(a, *crisp, spec, r, extra);
 }
 
 int fitCommand(FitArgs a) {
   try {
+    if (!a.smoothOptionAlone.empty()) throw UsageError{a.smoothOptionAlone + " needs --smooth SIGMA"};
+    if (a.optimizer.empty() && a.smoothGiven && a.smoothMode == "mc") a.optimizer = "adam";
     if (a.optimizer.empty()) a.optimizer = !a.data.empty() && a.loss != "mae" ? "lm" : "lbfgs";
     if (!a.data.empty() && a.target.empty()) throw UsageError{"--data needs --target COLUMN (the column predicted)"};
     if (a.data.empty() && !a.target.empty()) throw UsageError{"--target needs --data FILE.csv"};
@@ -318,7 +398,6 @@ int fitCommand(FitArgs a) {
     if (data && !a.holdoutLists.empty())
       throw UsageError{"--holdout-data-list is for objective mode (no --data): give --holdout or --split"};
     if (a.smoothGiven) return smoothFit(a, spec);
-    if (a.anneal) throw UsageError{"--smooth-anneal needs --smooth SIGMA"};
     auto model = makeModel(spec);
     if (!model) return reportError(model.error(), a.json);
     FitSettings settings = fitSettings(a, spec);
@@ -345,6 +424,11 @@ std::function<int()> addFitCommand(CLI::App& app) {
   return [cmd, a] {
     if (!*cmd) return -1;
     a->smoothGiven = cmd->count("--smooth") > 0;
+    a->samplesGiven = cmd->count("--samples") > 0;
+    a->bandwidthGiven = cmd->count("--smooth-bandwidth") > 0;
+    for (const char* o : {"--smooth-anneal", "--smooth-stages", "--smooth-min-weight", "--smooth-dea", "--smooth-mode",
+                          "--estimator", "--samples", "--smooth-bandwidth"})
+      if (!a->smoothGiven && a->smoothOptionAlone.empty() && cmd->count(o) > 0) a->smoothOptionAlone = o;
     return fitCommand(*a);
   };
 }
@@ -380,7 +464,8 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_option("--lr", a.lr, "step size (default: 1 for torch-lbfgs, 0.05 for adam)");
   cmd->add_option("--restarts", a.restarts, "further starts, jittered from the first")->capture_default_str();
   cmd->add_option("--jitter", a.jitter, "restarts: u0 + jitter*max(1,|u0|)*N(0,1)")->capture_default_str();
-  cmd->add_option("--seed", a.seed, "seed of restarts, holdout, de and cmaes")->capture_default_str();
+  cmd->add_option("--seed", a.seed, "seed of restarts, holdout, de, cmaes and --smooth-mode mc's draws")
+      ->capture_default_str();
   cmd->add_option("--clip", a.clip, "adam: clip the gradient's norm to this (0: none)")->capture_default_str();
   cmd->add_option("--population", a.population, "de, cmaes: individuals per generation (0: automatic)");
   cmd->add_option("--span", a.span, "de, cmaes: search box start +- span*max(1,|start|)")->capture_default_str();
@@ -436,15 +521,35 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
   cmd->add_option("--device", a.device, "tensor engine: cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   cmd->add_option("--threads", a.threads, "threads for the rows' lanes (0: one per hardware thread)");
   cmd->add_option("--smooth", a.smooth,
-                  "fit the Gaussian-smoothed program (smooth interpretation: a comparison on a fitted parameter "
-                  "becomes Phi(d/SIGMA), `if` blends both arms), so that a parameter that only moves a branch gets a "
-                  "gradient; the values reached are scored on the crisp program (the loss reported; "
-                  "smoothed_loss beside it)")
+                  "fit the Gaussian-smoothed objective over the fitted values the program uses, so that a value "
+                  "that only moves a branch gets a gradient: si (the default) fits the smoothed program (a "
+                  "comparison on a fitted value becomes Phi(d/SIGMA), `if` blends both arms); mc fits the smoothed "
+                  "loss E[L(theta + SIGMA u)] by sampled gradients (--estimator, --samples, --seed). The values "
+                  "reached are scored on the crisp program (the loss reported; smoothed_loss beside it)")
       ->option_text("SIGMA");
+  cmd->add_option("--smooth-mode", a.smoothMode,
+                  "si: smooth interpretation, deterministic (any optimizer but de and cmaes); mc: Monte Carlo, fresh "
+                  "draws at every evaluation (seeded from --seed), so a stochastic optimizer: adam (its default)")
+      ->check(CLI::IsMember({"si", "mc"}))
+      ->capture_default_str();
+  cmd->add_option("--estimator", a.estimator,
+                  "mc: pgo (randomised finite differences of the loss in antithetic pairs; the default), reinforce "
+                  "(score function with a leave-one-out baseline) or dgo (the mean of the AD gradients of the loss "
+                  "of the si-smoothed program at the kernel width --smooth-bandwidth, at the perturbed points)")
+      ->check(CLI::IsMember({"pgo", "reinforce", "dgo"}));
+  cmd->add_option("--samples", a.samples, "mc: loss evaluations per estimate (one estimate per iteration)")
+      ->capture_default_str();
+  cmd->add_option("--smooth-bandwidth", a.smoothBandwidth,
+                  "mc dgo: the kernel's width h (0: Silverman's rule 1.06 SIGMA N^-1/5, shrinking with SIGMA)")
+      ->capture_default_str();
+  cmd->add_flag("--smooth-dea", a.smoothDea,
+                "si (and dgo's kernel): each comparison's width SIGMA |grad d|, from d's gradient in the fitted "
+                "values where it can be derived");
   cmd->add_flag("--smooth-anneal", a.anneal,
                 "with --smooth: fit in stages of shrinking width SIGMA 4^-k, each from where the last ended");
   cmd->add_option("--smooth-stages", a.annealStages, "--smooth-anneal: the stages")->capture_default_str();
-  cmd->add_option("--smooth-min-weight", a.smoothMinWeight, "--smooth: an arm less likely than this is not run")
+  cmd->add_option("--smooth-min-weight", a.smoothMinWeight,
+                  "--smooth si (and dgo's kernel): an arm less likely than this is not run")
       ->capture_default_str();
 }
 

@@ -224,6 +224,7 @@ Program smoothedIfAsked(const ModelSpec& s, const Program& p, const Fitted& f) {
   smooth::SmoothSettings settings;
   settings.sigma = s.smoothSigma;
   settings.minWeight = s.smoothMinWeight;
+  settings.dea = s.smoothDea;
   return p.withCore(smooth::smoothProgram(p.core(), usedVariables(f), settings));
 }
 

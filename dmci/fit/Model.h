@@ -50,6 +50,7 @@ struct ModelSpec {
   // width to start with (Model::setSmoothSigma changes it).
   double smoothSigma = 0;
   double smoothMinWeight = 1e-20;
+  bool smoothDea = false;  // each comparison's width sigma |grad d| (smooth::SmoothSettings::dea)
   // Objective mode, held out: the same program with these bindings in place of the ones of the same names; its
   // value at each iterate is the held-out loss (early stopping, and the pick of the best iterate).
   std::vector<DataBinding> holdoutBindings;

@@ -39,20 +39,18 @@ std::vector<std::vector<double>> perturbedLanes(const std::vector<double>& theta
   return values;
 }
 
-// dgo: the mean of the perturbed runs' gradients of the si transform at the kernel width (see Smooth.h), run by
-// prepareMc's run (theta's parameters, then kSigmaName).
-Result<Estimate> dgoGradient(PreparedRun& run, const std::vector<double>& theta, const std::vector<size_t>& perturbed,
-                             const SmoothSettings& s) {
+// dgo: the mean of the perturbed runs' gradients of the si transform at the kernel width (see Smooth.h), made by
+// `runs`.
+Result<Estimate> dgoEstimate(const RunPoints& runs, const std::vector<double>& theta,
+                             const std::vector<size_t>& perturbed, const SmoothSettings& s) {
   std::vector<double> u;
-  std::vector<std::vector<double>> values = perturbedLanes(theta, perturbed, s, u);
-  values.emplace_back(static_cast<size_t>(s.samples), dgoBandwidth(s));
-  auto ev = run.runLanes(values, s.samples);
+  auto ev = runs(perturbedLanes(theta, perturbed, s, u), s.samples);
   if (!ev) return ev.error();
   Estimate out;
   out.runs = s.samples;
   std::tie(out.value, out.valueError) = meanAndError(ev->value);
   for (size_t j = 0; j < perturbed.size(); ++j) {
-    // prepareMc's run differentiates the perturbed parameters in their order.
+    // The runs differentiate the perturbed parameters in their order.
     if (ev->gradient.size() != perturbed.size())
       return Error{ErrorKind::Usage, "dgo: the run gave no gradient for each smoothed parameter", {}};
     auto [g, e] = meanAndError(ev->gradient[j]);
@@ -127,7 +125,22 @@ std::optional<std::string> checkSettings(const SmoothSettings& s) {
 
 Result<Estimate> mcGradient(PreparedRun& run, const std::vector<double>& theta, const std::vector<size_t>& perturbed,
                             const SmoothSettings& s) {
-  if (s.estimator == Estimator::Dgo) return dgoGradient(run, theta, perturbed, s);
+  // One runLanes call of all the runs; dgo's run (prepareMc's) takes the kernel width after theta's parameters.
+  const bool dgo = s.estimator == Estimator::Dgo;
+  return mcEstimate(
+      [&](const std::vector<std::vector<double>>& points, int64_t count) -> Result<Runs> {
+        std::vector<std::vector<double>> values = points;
+        if (dgo) values.emplace_back(static_cast<size_t>(count), dgoBandwidth(s));
+        auto ev = run.runLanes(values, count);
+        if (!ev) return ev.error();
+        return Runs{std::move(ev->value), std::move(ev->gradient)};
+      },
+      theta, perturbed, s);
+}
+
+Result<Estimate> mcEstimate(const RunPoints& runs, const std::vector<double>& theta,
+                            const std::vector<size_t>& perturbed, const SmoothSettings& s) {
+  if (s.estimator == Estimator::Dgo) return dgoEstimate(runs, theta, perturbed, s);
   const bool pgo = s.estimator == Estimator::Pgo;
   // pgo: pairs of lanes theta + s u, theta - s u; reinforce: one lane per draw.
   const int64_t draws = pgo ? (s.samples + 1) / 2 : s.samples;
@@ -151,7 +164,7 @@ Result<Estimate> mcGradient(PreparedRun& run, const std::vector<double>& theta, 
         col[static_cast<size_t>(d)] += step;
       }
     }
-  auto ev = run.runLanes(values, lanes);
+  auto ev = runs(values, lanes);
   if (!ev) return ev.error();
   const std::vector<double>& f = ev->value;
 

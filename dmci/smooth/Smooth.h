@@ -23,6 +23,7 @@
 //       kernels are the density estimate of the condition at 0. Each estimate comes with its standard error.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,5 +106,18 @@ Result<std::unique_ptr<PreparedRun>> prepareMc(Engine& engine, const Program& pr
 // call of all the runs; the first failing run's error is the estimate's.
 Result<Estimate> mcGradient(PreparedRun& run, const std::vector<double>& theta, const std::vector<size_t>& perturbed,
                             const SmoothSettings& s);
+
+// The estimators over any function of theta (the fit's whole data loss, dmci/fit/SmoothedLoss.h): `runs` is given the
+// perturbed points (a column per parameter of theta, points[p][run], the perturbed parameters moved) and their count,
+// and gives each run's value and, for dgo, its gradient over the perturbed parameters ([j][run], j in `perturbed`'s
+// order; the function's own smoothing at the kernel width is the caller's). The draws, their order and the
+// arithmetic are mcGradient's: with the same seed, the same numbers.
+struct Runs {
+  std::vector<double> value;
+  std::vector<std::vector<double>> gradient;
+};
+using RunPoints = std::function<Result<Runs>(const std::vector<std::vector<double>>& points, int64_t count)>;
+Result<Estimate> mcEstimate(const RunPoints& runs, const std::vector<double>& theta,
+                            const std::vector<size_t>& perturbed, const SmoothSettings& s);
 
 }  // namespace dmci::smooth
