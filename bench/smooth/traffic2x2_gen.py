@@ -83,7 +83,8 @@ def realisation(rng):
 
 
 def route(lane, turn):
-    """DiscoGrad's get_next_lane: (the lane a car leaving LANE with TURN joins, the intersection whose signal it obeys)."""
+    """DiscoGrad's get_next_lane: (the lane a car leaving LANE with TURN joins, the intersection whose signal it
+    obeys)."""
     i, d = divmod(lane, 4)
     y, x = divmod(i, WIDTH)
     ny, nx = y, x
