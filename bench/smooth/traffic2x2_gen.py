@@ -2,7 +2,8 @@
 traffic_grid_populations_2x2) as a Scheme program whose random draws (each lane's turn at each step, each step's
 arriving cars) are made here once, from a fixed seed, and written into the program as quoted lists. The program is
 then deterministic: its only inputs are the 4 signal offsets, and every optimiser sees the same objective.
-Run with no arguments to rewrite the file; `--check` exits 1 when the file differs from what this writes (a test);
+Run with no arguments to rewrite the file; `--check [FILE]` exits 1 when the file (or FILE) differs from what this
+writes (a test);
 `--crisp O0 O1 O2 O3` prints the objective computed here, DiscoGrad's loop over the raw draws (a second opinion)."""
 import os
 import random
@@ -155,10 +156,11 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--crisp"] and len(sys.argv) == 6:
         print(repr(crisp([float(v) for v in sys.argv[2:]], draws())))
         sys.exit(0)
-    if sys.argv[1:] == ["--check"]:
-        with open(path) as f:
+    if sys.argv[1:2] == ["--check"] and len(sys.argv) <= 3:
+        check = sys.argv[2] if len(sys.argv) == 3 else path
+        with open(check) as f:
             same = f.read() == want
-        print("traffic2x2.scm " + ("matches" if same else "differs from") + " its generator's output")
+        print(os.path.basename(check) + " " + ("matches" if same else "differs from") + " traffic2x2_gen.py's output")
         sys.exit(0 if same else 1)
     with open(path, "w") as f:
         f.write(want)
