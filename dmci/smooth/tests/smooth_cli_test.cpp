@@ -223,15 +223,16 @@ TEST_F(SmoothFitMc, DgoFindsTheThreshold) { expectThreshold("dgo"); }
 TEST_F(SmoothFitMc, PgoFindsTheThreshold) { expectThreshold("pgo"); }
 
 // The draws come from --seed: the same seed gives the same fit, to the last digit; another seed another one.
-TEST_F(SmoothFitMc, TheSameSeedGivesTheSameFit) {
-  const std::string args = "--bind alpha=0.35 --smooth 0.5 --smooth-mode mc --samples 4 --steps 5 --seed ";
-  for (const char* estimator : {" --estimator pgo", " --estimator dgo"}) {
-    auto a = fit(args + "5" + estimator), b = fit(args + "5" + estimator), c = fit(args + "6" + estimator);
-    EXPECT_EQ(a, b) << estimator;
-    EXPECT_NE(a["params"], c["params"]) << estimator;
-    EXPECT_EQ(a["smooth"]["seed"], 5);
-  }
+class SmoothFitMcSeed : public SmoothFitMc, public ::testing::WithParamInterface<const char*> {};
+TEST_P(SmoothFitMcSeed, TheSameSeedGivesTheSameFit) {
+  const std::string args = std::string("--bind alpha=0.35 --smooth 0.5 --smooth-mode mc --samples 4 --steps 5 ") +
+                           "--estimator " + GetParam() + " --seed ";
+  auto a = fit(args + "5"), b = fit(args + "5"), c = fit(args + "6");
+  EXPECT_EQ(a, b);
+  EXPECT_NE(a["params"], c["params"]);
+  EXPECT_EQ(a["smooth"]["seed"], 5);
 }
+INSTANTIATE_TEST_SUITE_P(Estimators, SmoothFitMcSeed, ::testing::Values("pgo", "dgo"));
 
 // --smooth-dea reaches the smoothed program: (< x (* 2 alpha)) is smoothed at SIGMA |grad d| = 2 SIGMA (d = 2 alpha
 // - x) rather than at SIGMA, so the smoothed loss at the start differs (one adam step of 1e-12).
