@@ -234,6 +234,26 @@ TEST_P(SmoothFitMcSeed, TheSameSeedGivesTheSameFit) {
 }
 INSTANTIATE_TEST_SUITE_P(Estimators, SmoothFitMcSeed, ::testing::Values("pgo", "dgo"));
 
+// The fit's first draw is `dmci grad`'s at the same seed: in objective mode (the program's value is the loss) the
+// estimate at the start is dmci grad's value, to the last digit. An adam step of 1e-300 leaves x = 0.5 where it is,
+// so the curve's first point is that estimate (the point's estimate remembered, not drawn again).
+TEST_F(SmoothCli, TheFitsFirstDrawIsDmciGradsAtTheSameSeed) {
+  for (const std::string estimator : {"pgo", "reinforce", "dgo"}) {
+    const std::string mc = " --smooth 0.5 --smooth-mode mc --samples 1000 --seed 3 --estimator " + estimator;
+    Outcome g = dmci("grad step.scm --bind x=0.5 --json" + mc);
+    ASSERT_EQ(g.code, 0) << g.err;
+    Outcome f = dmci("fit step.scm --bind x=0.5 --steps 1 --lr 1e-300 --log curve.csv --json -q" + mc);
+    ASSERT_EQ(f.code, 0) << f.err;
+    std::string curve = dmci::testing::slurp(dir / "curve.csv");
+    auto row = curve.substr(curve.find('\n') + 1);  // restart,iteration,evaluations,seconds,loss,...
+    std::vector<std::string> cells;
+    for (size_t at = 0, next; (next = row.find(',', at)) != std::string::npos; at = next + 1)
+      cells.push_back(row.substr(at, next - at));
+    ASSERT_GE(cells.size(), 5u) << curve;
+    EXPECT_EQ(std::stod(cells[4]), nlohmann::json::parse(g.out)["value"].get<double>()) << estimator << curve;
+  }
+}
+
 // --smooth-dea reaches the smoothed program: (< x (* 2 alpha)) is smoothed at SIGMA |grad d| = 2 SIGMA (d = 2 alpha
 // - x) rather than at SIGMA, so the smoothed loss at the start differs (one adam step of 1e-12).
 TEST_F(SmoothFitMc, DeaReachesTheSmoothedFit) {
