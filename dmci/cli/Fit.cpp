@@ -295,7 +295,7 @@ smooth::SmoothSettings smoothSettings(const FitArgs& a) {
 
 // --smooth: the fit runs on the smoothed program (si) or the Monte Carlo smoothed loss (mc, fit/SmoothedLoss.h), in
 // stages of shrinking width with --smooth-anneal (each stage starts where the last ended: width SIGMA 4^-k; with mc
-// adam's step size shrinks as the width does, lr 4^-k), and
+// adam's step size lr 2^-k), and
 // the values reached are scored on the crisp program: that is the loss reported, the smoothed one beside it (mc:
 // a fresh estimate at the values reached, with its standard error).
 int smoothFit(const FitArgs& a, const ModelSpec& spec) {
@@ -328,8 +328,10 @@ int smoothFit(const FitArgs& a, const ModelSpec& spec) {
   double seconds = 0, sigma = a.smooth;
   for (int k = 0; k < stages; ++k, sigma /= 4) {
     model->setSmoothSigma(sigma);
-    // mc: adam's step shrinks with the width (its noisy steps would otherwise keep it lr from the optimum).
-    if (mc) settings.method.lr = fitSettings(a, spec).method.lr * sigma / a.smooth;
+    // mc: adam's step shrinks with the width, as its square root (lr 2^-k): its noisy steps would otherwise keep it
+    // about lr from the optimum, and a step shrunk as fast as the width (lr 4^-k) stops the values the branch does
+    // not move (measured on the threshold model, ci/smooth-fit).
+    if (mc) settings.method.lr = fitSettings(a, spec).method.lr * std::sqrt(sigma / a.smooth);
     if (k > 0) model->restartFrom(r.theta);
     auto stage = runFit(*model, settings, progress);
     if (!stage) return reportError(stage.error(), a.json);
