@@ -51,6 +51,7 @@ struct FitArgs {
   int threads = 0;
   // --smooth SIGMA: fit the smoothed program (si) or loss (mc) (smooth/Smooth.h), then score the result crisply.
   double smooth = 0, smoothMinWeight = 1e-20, smoothBandwidth = 0;
+  int64_t smoothMaxPaths = 8;
   bool smoothGiven = false, anneal = false, smoothDea = false;
   int annealStages = 6;
   std::string smoothMode = "si", estimator;  // estimator: mc only (default pgo)
@@ -186,6 +187,7 @@ ModelSpec modelSpec(const FitArgs& a, const DataTable* data) {
   spec.engine = a.engine;
   if (a.smoothGiven)
     spec.smoothSigma = a.smooth, spec.smoothMinWeight = a.smoothMinWeight, spec.smoothDea = a.smoothDea;
+  spec.smoothMaxPaths = a.smoothMaxPaths;
   spec.options.route = *parseRoute(a.via);
   spec.options.threads = a.threads;
   spec.options.tensor.device = a.device;
@@ -264,7 +266,7 @@ smooth::SmoothSettings smoothSettings(const FitArgs& a) {
   if (!mode) throw UsageError{"--smooth-mode: si or mc, got '" + a.smoothMode + "'"};
   s.mode = *mode;
   s.sigma = a.smooth, s.minWeight = a.smoothMinWeight, s.dea = a.smoothDea, s.seed = a.seed;
-  s.samples = a.samples, s.bandwidth = a.smoothBandwidth;
+  s.samples = a.samples, s.bandwidth = a.smoothBandwidth, s.maxPaths = a.smoothMaxPaths;
   const bool mc = s.mode == smooth::Mode::Mc;
   if (!mc && !a.estimator.empty()) throw UsageError{"--estimator needs --smooth-mode mc"};
   if (!mc && a.samplesGiven) throw UsageError{"--samples needs --smooth-mode mc"};
@@ -429,7 +431,7 @@ std::function<int()> addFitCommand(CLI::App& app) {
     a->samplesGiven = cmd->count("--samples") > 0;
     a->bandwidthGiven = cmd->count("--smooth-bandwidth") > 0;
     for (const char* o : {"--smooth-anneal", "--smooth-stages", "--smooth-min-weight", "--smooth-dea", "--smooth-mode",
-                          "--estimator", "--samples", "--smooth-bandwidth"})
+                          "--estimator", "--samples", "--smooth-bandwidth", "--smooth-max-paths"})
       if (!a->smoothGiven && a->smoothOptionAlone.empty() && cmd->count(o) > 0) a->smoothOptionAlone = o;
     return fitCommand(*a);
   };
@@ -551,7 +553,10 @@ void addOptions(CLI::App* cmd, FitArgs& a) {
                 "with --smooth: fit in stages of shrinking width SIGMA 4^-k, each from where the last ended");
   cmd->add_option("--smooth-stages", a.annealStages, "--smooth-anneal: the stages")->capture_default_str();
   cmd->add_option("--smooth-min-weight", a.smoothMinWeight,
-                  "--smooth si (and dgo's kernel): an arm less likely than this is not run")
+                  "--smooth si (and dgo's kernel): an arm whose path is less likely than this is not run")
+      ->capture_default_str();
+  cmd->add_option("--smooth-max-paths", a.smoothMaxPaths,
+                  "--smooth si (and dgo's kernel): the paths forks may run, all told (see dmci grad; 0: no limit)")
       ->capture_default_str();
 }
 
