@@ -21,7 +21,8 @@
 // made). A fork gives each arm its weight and a share of the budget by its probability (at least one path each); an
 // arm whose weight is below the minimum weight is not run (so recursion on a smoothed test ends), nor the unlikelier
 // arm of a single path. Where the arms' values join at the `if`, the paths after it are one again; a fork in a
-// recursion's tail (the arms run the rest of the program) starts paths that run to the end, at most the budget.
+// recursion's tail (the arms run the rest of the program) starts paths that run to the end, at most the budget. An
+// `if` whose arms cannot fork again (leafIf) joins at once and leaves the budget alone.
 //
 // The branches in disguise, wherever they appear, with an operand that depends on a parameter: (max a b) is the
 // Gaussian smoothing of a + max(0, d), d = b - a, at d's width w: a + d Phi(d/w) + w phi(d/w), whose derivative is
@@ -433,7 +434,11 @@ class Rewriter {
         if (ExprPtr p = prob(*e->kids[0])) {
           changed = forked = true;
           forks_.insert(e.get());
-          return blendIf(p, value(e->kids[1]), value(e->kids[2]), e->pos);
+          const int before = deep_;
+          ExprPtr t = value(e->kids[1]), f = value(e->kids[2]);
+          if (deep_ == before) return leafIf(p, t, f, e->pos);  // its arms cannot fork: no budget to share
+          ++deep_;
+          return blendIf(p, t, f, e->pos);
         }
         return CoreExpr::if_(value(e->kids[0]), value(e->kids[1]), value(e->kids[2]), e->pos);
       }
@@ -445,6 +450,7 @@ class Rewriter {
           return r;
         }
         if (const CoreExpr& f = *e->kids[0]; f.kind == CoreKind::Ref && threaded_.count(a_.varOf(f))) {
+          ++deep_;
           std::vector<ExprPtr> kids{e->kids[0], ref(kWeight, e->pos), ref(kBudget, e->pos)};
           for (size_t i = 1; i < e->kids.size(); ++i) kids.push_back(value(e->kids[i]));
           return CoreExpr::app(std::move(kids), e->pos);
@@ -496,6 +502,7 @@ class Rewriter {
   const bool thread_;
   std::set<int> threaded_;           // the variables of procedures that take the path state
   std::set<const CoreExpr*> forks_;  // the `if`s that run both arms
+  int deep_ = 0;  // forks that share the budget and calls that pass the path state, made so far (see leafIf)
 
   static ExprPtr num(double v, SrcPos p) { return CoreExpr::constant(Datum::num(v, p), p); }
   static ExprPtr ref(const std::string& n, SrcPos p) { return CoreExpr::ref(n, p); }
@@ -795,6 +802,19 @@ class Rewriter {
                          body, p);
     body = CoreExpr::let(
         {{wt, call("*", {r(kWeight), r(kProb)}, p)}, {we, call("*", {r(kWeight), oneMinus(r(kProb), p)}, p)}}, body, p);
+    return CoreExpr::let({{kProb, pr}}, body, p);
+  }
+  // An `if` on a smoothed test whose arms cannot fork again (no such `if` and no call passing the path state in
+  // them) starts no path that runs past it, so it leaves the budget alone:
+  //   (let ((p P)) (if (< (* w (min p (- 1 p))) minW) (if (< p 0.5) E T) (%smooth-blend p T E)))
+  // the unlikelier arm not run where its path weight is below the minimum weight. One test on p where blendIf makes
+  // several, so that an engine that records the tests taken (replay) sees as few as before paths were counted.
+  ExprPtr leafIf(const ExprPtr& pr, const ExprPtr& t, const ExprPtr& e, SrcPos p) {
+    auto r = [&](const char* n) { return ref(n, p); };
+    ExprPtr unlikelier = call("*", {r(kWeight), call("min", {r(kProb), oneMinus(r(kProb), p)}, p)}, p);
+    ExprPtr one = CoreExpr::if_(call("<", {r(kProb), num(0.5, p)}, p), e, t, p);
+    ExprPtr body =
+        CoreExpr::if_(call("<", {unlikelier, num(s_.minWeight, p)}, p), one, call(kBlend, {r(kProb), t, e}, p), p);
     return CoreExpr::let({{kProb, pr}}, body, p);
   }
   static ExprPtr boolean(bool b, SrcPos p) { return CoreExpr::constant(Datum::boolean_(b, p), p); }
