@@ -416,7 +416,8 @@ class Rewriter {
       : a_(a), slopes_(slopes), params_(params), s_(s), stats_(stats), thread_(thread) {}
   bool changed = false;
   bool usesFloor_ = false;  // the program needs kFloor's procedure
-  bool forked = false;      // an `if` runs both arms: the program needs the path state and the fork's procedures
+  bool forked = false;      // an `if` runs both arms: the program needs %smooth-blend
+  bool deepForked = false;  // an `if` whose arms may fork again: the program needs the path state (blendIf)
   ~Rewriter() {
     stats_.smoothed = static_cast<int>(smoothed_.size());
     stats_.crisp = static_cast<int>(crisp_.size());
@@ -438,6 +439,7 @@ class Rewriter {
           ExprPtr t = value(e->kids[1]), f = value(e->kids[2]);
           if (deep_ == before) return leafIf(p, t, f, e->pos);  // its arms cannot fork: no budget to share
           ++deep_;
+          deepForked = true;
           return blendIf(p, t, f, e->pos);
         }
         return CoreExpr::if_(value(e->kids[0]), value(e->kids[1]), value(e->kids[2]), e->pos);
@@ -806,15 +808,17 @@ class Rewriter {
   }
   // An `if` on a smoothed test whose arms cannot fork again (no such `if` and no call passing the path state in
   // them) starts no path that runs past it, so it leaves the budget alone:
-  //   (let ((p P)) (if (< (* w (min p (- 1 p))) minW) (if (< p 0.5) E T) (%smooth-blend p T E)))
-  // the unlikelier arm not run where its path weight is below the minimum weight. One test on p where blendIf makes
-  // several, so that an engine that records the tests taken (replay) sees as few as before paths were counted.
+  //   (let ((p P)) (if (< (* w p) minW) E (if (< (* w (- 1 p)) minW) T (%smooth-blend p T E))))
+  // an arm whose path weight is below the minimum weight not run (w is 1 where no path state is threaded). Its
+  // tests are those of a plain blend, so that an engine that records the tests taken (replay) splits its lanes no
+  // more than before paths were counted (a min of p and 1 - p would: its select is a test on p against 1/2).
   ExprPtr leafIf(const ExprPtr& pr, const ExprPtr& t, const ExprPtr& e, SrcPos p) {
     auto r = [&](const char* n) { return ref(n, p); };
-    ExprPtr unlikelier = call("*", {r(kWeight), call("min", {r(kProb), oneMinus(r(kProb), p)}, p)}, p);
-    ExprPtr one = CoreExpr::if_(call("<", {r(kProb), num(0.5, p)}, p), e, t, p);
-    ExprPtr body =
-        CoreExpr::if_(call("<", {unlikelier, num(s_.minWeight, p)}, p), one, call(kBlend, {r(kProb), t, e}, p), p);
+    auto weight = [&](ExprPtr q) { return thread_ ? call("*", {r(kWeight), std::move(q)}, p) : q; };
+    ExprPtr minW = num(s_.minWeight, p);
+    ExprPtr body = CoreExpr::if_(
+        call("<", {weight(r(kProb)), minW}, p), e,
+        CoreExpr::if_(call("<", {weight(oneMinus(r(kProb), p)), minW}, p), t, call(kBlend, {r(kProb), t, e}, p), p), p);
     return CoreExpr::let({{kProb, pr}}, body, p);
   }
   static ExprPtr boolean(bool b, SrcPos p) { return CoreExpr::constant(Datum::boolean_(b, p), p); }
@@ -832,7 +836,7 @@ class Rewriter {
 //                                     (if (pair? a) (cons (M p (car a) (car b)) (M p (cdr a) (cdr b))) a)))
 // So two numbers blend, two lists of one shape blend element by element (their other atoms equal), and anything else
 // (closures, lists of two shapes, different symbols) is the likelier arm's value.
-std::vector<Binding> forkProcedures(SrcPos at, double minW) {
+std::vector<Binding> forkProcedures(SrcPos at, double minW, bool deep) {
   auto r = [&](const char* n) { return CoreExpr::ref(n, at); };
   auto n = [&](double v) { return CoreExpr::constant(Datum::num(v, at), at); };
   auto bl = [&](bool v) { return CoreExpr::constant(Datum::boolean_(v, at), at); };
@@ -854,19 +858,22 @@ std::vector<Binding> forkProcedures(SrcPos at, double minW) {
     return app(std::move(pre));
   };
   std::vector<Binding> out;
-  out.emplace_back(
-      kRuns, lam({"likely", "w", "b"},
-                 if_(r("likely"), bl(true),
-                     if_(app({r("<"), r("w"), n(minW)}), bl(false), app({r("not"), app({r("="), r("b"), n(1)})}))),
-                 kRuns));
-  ExprPtr share = app(
-      {r("max"), n(1), app({r("min"), app({r("-"), r("b"), n(1)}), app({r("round"), app({r("*"), r("b"), r("p")})})})});
-  out.emplace_back(
-      kShare, lam({"p", "b", "rt", "re"},
-                  if_(app({r("="), r("b"), n(0)}), n(0), if_(r("rt"), if_(r("re"), share, r("b")), n(0))), kShare));
-  out.emplace_back(kJoin,
-                   lam({"p", "rt", "re", "t", "e"},
-                       if_(r("rt"), if_(r("re"), app({r(kBlend), r("p"), r("t"), r("e")}), r("t")), r("e")), kJoin));
+  if (deep) {  // blendIf's
+    out.emplace_back(
+        kRuns, lam({"likely", "w", "b"},
+                   if_(r("likely"), bl(true),
+                       if_(app({r("<"), r("w"), n(minW)}), bl(false), app({r("not"), app({r("="), r("b"), n(1)})}))),
+                   kRuns));
+    ExprPtr share =
+        app({r("max"), n(1),
+             app({r("min"), app({r("-"), r("b"), n(1)}), app({r("round"), app({r("*"), r("b"), r("p")})})})});
+    out.emplace_back(
+        kShare, lam({"p", "b", "rt", "re"},
+                    if_(app({r("="), r("b"), n(0)}), n(0), if_(r("rt"), if_(r("re"), share, r("b")), n(0))), kShare));
+    out.emplace_back(kJoin,
+                     lam({"p", "rt", "re", "t", "e"},
+                         if_(r("rt"), if_(r("re"), app({r(kBlend), r("p"), r("t"), r("e")}), r("t")), r("e")), kJoin));
+  }
   out.emplace_back(
       kBlend, lam({"p", "a", "b"},
                   if_(app({r("number?"), r("a")}), if_(app({r("number?"), r("b")}), mixNumbers(), likelier()),
@@ -924,8 +931,8 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
   runWithBigStack([&] {
     Analysis a(params);
     a.run(core);
-    // With a fork, the path state is threaded through the program's own procedures; without one it is not needed,
-    // and the program is rewritten again without it.
+    // With a fork whose arms may fork again, the path state is threaded through the program's own procedures;
+    // without one it is not needed, and the program is rewritten again without it.
     Slopes slopes(a, params);
     if (s.dea) slopes.run(*core);
     auto rewrite = [&](bool thread, Rewriter*& kept, std::unique_ptr<Rewriter>& own) {
@@ -936,15 +943,15 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
     std::unique_ptr<Rewriter> own;
     Rewriter* rw = nullptr;
     ExprPtr body = rewrite(true, rw, own);
-    if (!rw->forked) {
+    if (!rw->deepForked) {  // no path ever forks past a join: every weight is 1, and no budget is shared
       own.reset();
       body = rewrite(false, rw, own);
     }
     if (rw->changed) {
       SrcPos at = core->pos;
       std::vector<Binding> helpers;
-      if (rw->forked) {
-        helpers = forkProcedures(at, s.minWeight);
+      if (rw->forked) helpers = forkProcedures(at, s.minWeight, rw->deepForked);
+      if (rw->deepForked) {
         body = CoreExpr::let({{kWeight, CoreExpr::constant(Datum::num(1, at), at)},
                               {kBudget, CoreExpr::constant(Datum::num(static_cast<double>(s.maxPaths), at), at)}},
                              body, at);
