@@ -935,17 +935,11 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
     // without one it is not needed, and the program is rewritten again without it.
     Slopes slopes(a, params);
     if (s.dea) slopes.run(*core);
-    auto rewrite = [&](bool thread, Rewriter*& kept, std::unique_ptr<Rewriter>& own) {
-      own = std::make_unique<Rewriter>(a, slopes, params, s, st, thread);
-      kept = own.get();
-      return own->value(core);
-    };
-    std::unique_ptr<Rewriter> own;
-    Rewriter* rw = nullptr;
-    ExprPtr body = rewrite(true, rw, own);
+    auto rw = std::make_unique<Rewriter>(a, slopes, params, s, st, true);
+    ExprPtr body = rw->value(core);
     if (!rw->deepForked) {  // no path ever forks past a join: every weight is 1, and no budget is shared
-      own.reset();
-      body = rewrite(false, rw, own);
+      rw = std::make_unique<Rewriter>(a, slopes, params, s, st, false);
+      body = rw->value(core);
     }
     if (rw->changed) {
       SrcPos at = core->pos;
@@ -959,7 +953,7 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
       if (rw->usesFloor_) helpers.emplace_back(kFloor, floorProcedure(at));
       out = helpers.empty() ? body : CoreExpr::letrec(std::move(helpers), body, at);
     }
-    own.reset();  // its stats written
+    rw.reset();  // its stats written
   });
   return out;
 }

@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,19 @@
 #include <string>
 
 namespace dmci::testing {
+
+// The threshold model's data, (if (< x 1) (* 2 x) (* 0.5 x)) at x = 0, 2/n, 4/n, ..., 2 (n + 1 rows), as CSV with
+// the header x,y: the smoothing tests' data (alpha = 1, beta = 2, gamma = 0.5).
+inline std::string thresholdCsv(int n) {
+  std::string csv = "x,y\n";
+  for (int i = 0; i <= n; ++i) {
+    const double x = 2.0 * i / n;
+    char line[80];
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", x, x < 1 ? 2 * x : 0.5 * x);
+    csv += line;
+  }
+  return csv;
+}
 
 struct Outcome {
   int code = -1;

@@ -162,14 +162,7 @@ TEST_F(SearchCli, UsageErrorsExitWithTwo) {
 // --smooth: a seed whose threshold sits at 0.3 in a branch, on data stepping at 1; the smoothed fits find the step
 // and the JSON counts them. Bad smoothing settings are refused with exit 2.
 TEST_F(SearchCli, SmoothFindsAThresholdAndBadSettingsAreRefused) {
-  std::string csv = "x,y\n";
-  for (int i = 0; i <= 200; ++i) {
-    double x = i / 100.0;
-    char line[80];
-    std::snprintf(line, sizeof line, "%.17g,%.17g\n", x, x < 1 ? 2 * x : 0.5 * x);
-    csv += line;
-  }
-  write("thr.csv", csv);
+  write("thr.csv", dmci::testing::thresholdCsv(200));
   write("thr.scm", "(if (< x 0.3) (* 1.5 x) (* 1.2 x))\n");
   const std::string base =
       "search --data thr.csv --target y --seed-program thr.scm --ops '+ - * /' --jobs 1 --evals 20 ";

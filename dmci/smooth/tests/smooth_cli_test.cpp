@@ -149,14 +149,7 @@ TEST_F(SmoothCli, BadSettingsAreRefused) {
 // move alpha (its gradient is 0); the annealed smoothed fit finds it to 1e-3, with a crisp loss of (nearly) 0.
 TEST_F(SmoothCli, OnlyTheSmoothedFitFindsTheThreshold) {
   write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
-  std::string csv = "x,y\n";
-  for (int i = 0; i <= 2000; ++i) {
-    double x = i / 1000.0;
-    char line[64];
-    std::snprintf(line, sizeof line, "%.17g,%.17g\n", x, x < 1 ? 2 * x : 0.5 * x);
-    csv += line;
-  }
-  write("d.csv", csv);
+  write("d.csv", dmci::testing::thresholdCsv(2000));
   const std::string fit =
       "fit thr.scm --data d.csv --target y --bind alpha=0.35 --bind beta=1 --bind gamma=1 --json -q";
   Outcome crisp = dmci(fit);
@@ -182,14 +175,7 @@ class SmoothFitMc : public SmoothCli {
   void SetUp() override {
     SmoothCli::SetUp();
     write("thr.scm", "(if (< x alpha) (* beta x) (* gamma x))\n");
-    std::string csv = "x,y\n";
-    for (int i = 0; i <= 200; ++i) {
-      double x = i / 100.0;
-      char line[64];
-      std::snprintf(line, sizeof line, "%.17g,%.17g\n", x, x < 1 ? 2 * x : 0.5 * x);
-      csv += line;
-    }
-    write("d.csv", csv);
+    write("d.csv", dmci::testing::thresholdCsv(200));
   }
   // The fit's JSON, less its time (checked present).
   nlohmann::json fit(const std::string& args) {
