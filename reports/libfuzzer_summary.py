@@ -8,7 +8,7 @@ non-zero for a reason the log does not name. A finding is counted from the artif
 the reports in the log, whichever says more, so a report without its artifact still fails the run.
 
   libfuzzer_summary.py --name NAME --log FILE [--log FILE ...] --artifacts DIR --exit-code RC
-                       [--seconds S] [--jobs J] --json OUT
+                       [--seconds S | --runs N --seed S] [--jobs J] --json OUT
 """
 import argparse
 import json
@@ -49,7 +49,7 @@ def read_log(path):
     return out
 
 
-def summarize(name, logs, artifacts, exit_code, seconds=None, jobs=1):
+def summarize(name, logs, artifacts, exit_code, seconds=None, jobs=1, runs=None, seed=None):
     """The run's summary as a dict; summary["findings"]["total"] > 0 when the run found anything."""
     parsed = [read_log(p) for p in logs if os.path.exists(p)]
     saved = {kind: [] for kind in ARTIFACTS.values()}
@@ -70,6 +70,8 @@ def summarize(name, logs, artifacts, exit_code, seconds=None, jobs=1):
     return {
         "harness": name,
         "seconds": seconds,
+        "runs": runs,
+        "seed": seed,
         "jobs": jobs,
         "executions": executions,
         "executions_per_second": per_second,
@@ -85,11 +87,17 @@ def summarize(name, logs, artifacts, exit_code, seconds=None, jobs=1):
     }
 
 
+def budget(s):
+    if s.get("runs") is not None:
+        return f"{s['runs']} runs from seed {s['seed']}"
+    return f"{s['seconds']} s"
+
+
 def describe(s):
     f, c = s["findings"], s["coverage"]
     lines = [
         f"libFuzzer {s['harness']}: {s['executions']} executions, {s['executions_per_second']} exec/s "
-        f"({s['seconds']} s, {s['jobs']} job(s)), coverage {c['edges']} edges, {c['features']} features, "
+        f"({budget(s)}, {s['jobs']} job(s)), coverage {c['edges']} edges, {c['features']} features, "
         f"corpus {c['corpus_units']} units, peak RSS {s['peak_rss_mb']} MB",
         f"findings: {f['crashes']} crashes, {f['leaks']} leaks, {f['timeouts']} timeouts, {f['ooms']} out-of-memory, "
         f"{f['other']} other (fuzzer exit code {s['fuzzer_exit_code']})",
@@ -105,10 +113,12 @@ def main(argv):
     ap.add_argument("--artifacts", required=True)
     ap.add_argument("--exit-code", type=int, required=True)
     ap.add_argument("--seconds", type=int)
+    ap.add_argument("--runs", type=int)
+    ap.add_argument("--seed", type=int)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--json", required=True)
     a = ap.parse_args(argv)
-    s = summarize(a.name, a.log, a.artifacts, a.exit_code, a.seconds, a.jobs)
+    s = summarize(a.name, a.log, a.artifacts, a.exit_code, a.seconds, a.jobs, a.runs, a.seed)
     tmp = a.json + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         json.dump(s, f, indent=1)

@@ -4,6 +4,9 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "syntax/Datum.h"
+#include "syntax/Reader.h"
+
 namespace dmci {
 namespace {
 
@@ -26,6 +29,18 @@ std::vector<CsvCell> cellsOf(const std::string& line) {
   return cells;
 }
 
+// True when the name, written as it is, reads back as that one symbol: a name a program can refer to. Control
+// bytes and bars are refused first (the reader would take "|x|" or a name with a bar-escaped byte as a symbol).
+bool readsAsBareSymbol(const std::string& name) {
+  for (char ch : name) {
+    auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F || ch == '|' || ch == '\\') return false;
+  }
+  auto read = readAll(name, "<header>");
+  return read.ok() && read.value().size() == 1 && read.value()[0]->kind == DatumKind::Symbol &&
+         read.value()[0]->text == name;
+}
+
 }  // namespace
 
 std::vector<CsvRow> readCsv(const std::string& text) {
@@ -45,6 +60,12 @@ std::optional<CsvProblem> checkHeader(const CsvRow& header, std::string_view nou
   for (size_t k = 0; k < header.cells.size(); ++k) {
     const CsvCell& c = header.cells[k];
     if (c.text.empty()) return CsvProblem{header.line, c.col, "empty " + n + " name in the header"};
+    // A name in the header becomes a Scheme variable: it must read back as that one symbol, written as it is.
+    if (!readsAsBareSymbol(c.text))
+      return CsvProblem{header.line, c.col,
+                        n + " name " + print(*Datum::string(c.text)) + " in the header is not a plain symbol (a " + n +
+                            " name becomes a Scheme variable: no spaces, quotes, parentheses, ';', '#', control " +
+                            "characters, nor a number)"};
     for (size_t j = 0; j < k; ++j)
       if (header.cells[j].text == c.text)
         return CsvProblem{header.line, c.col, n + " '" + c.text + "' appears twice in the header"};

@@ -34,8 +34,10 @@ struct CsvProblem {
   std::string message;
 };
 
-// A header row's names; the first empty or repeated name is a problem, in the words "empty NOUN name in the header"
-// and "NOUN 'x' appears twice in the header" (NOUN: "column", "parameter").
+// A header row's names; the first empty name, name that does not read back as one plain symbol (a name becomes a
+// Scheme variable) or repeated name is a problem, in the words "empty NOUN name in the header", "NOUN name "x y" in
+// the header is not a plain symbol (...)" (the name written as a Scheme string, control bytes escaped) and "NOUN 'x'
+// appears twice in the header" (NOUN: "column", "parameter").
 std::optional<CsvProblem> checkHeader(const CsvRow& header, std::string_view noun);
 
 // A cell's number (strtod over all of the cell), or nullopt when the cell is empty or more than a number.

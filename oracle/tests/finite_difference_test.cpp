@@ -242,7 +242,9 @@ TEST(FdUsage, AnErrorAtTheSeedIsReturned) {
 
 // --- cost, for budgeting the gate ---
 
-TEST(FdCost, ATypicalSmallProgramTakesMilliseconds) {
+// The gate budgets the oracle in runs of the program (1 + 4 per component), not in seconds: the count is the fact
+// tested; the time is printed for a reader, never judged (a loaded CI machine would make it pass or fail by luck).
+TEST(FdCost, AGradientCostsOneRunPlusFourPerComponent) {
   auto start = std::chrono::steady_clock::now();
   FdGradient g =
       fd("(define (step p) (+ p (* 0.1 r p (- 1 (/ p k))))) (let loop ((i 0) (p 0.1)) (if (= i 50) p "
@@ -250,7 +252,8 @@ TEST(FdCost, ATypicalSmallProgramTakesMilliseconds) {
          {{"r", 1.3}, {"k", 2.0}}, {"r", "k"}, true);
   double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   std::cout << "[ timing  ] " << g.evaluations << " evaluations in " << ms << " ms\n";
-  EXPECT_LT(ms, 5000);
+  ASSERT_EQ(g.gradient.size(), 2u + 6u);  // r, k and the six literals
+  EXPECT_EQ(g.evaluations, 1u + 4u * g.gradient.size());
 }
 
 }  // namespace

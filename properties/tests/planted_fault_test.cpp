@@ -33,8 +33,7 @@ TEST(PlantedFault, SinAdjointBugIsFoundAndShrunk) {
   ASSERT_TRUE(failed);
   auto forms = std::count(lastFailing.text.begin(), lastFailing.text.end(), '(');
   std::cout << "shrunk to " << forms << " forms in " << seconds << " s:\n" << describe(lastFailing) << "\n";
-  EXPECT_LE(forms, 5) << describe(lastFailing);
-  EXPECT_LT(seconds, 60.0);
+  EXPECT_LE(forms, 5) << describe(lastFailing);  // how long it took is printed, not judged: CI's load varies
 }
 
 }  // namespace dmci::props

@@ -87,6 +87,17 @@ TEST(FitData, AnEmptyCellIsAnErrorAtItsLineAndColumn) {
   EXPECT_EQ(tableError("t,y\n1,2\n,4\n").str(), "data.csv:3:1: usage-error: empty cell in column 't'");
 }
 
+TEST(FitData, AHeaderNameThatIsNotOnePlainSymbolIsAnErrorAtItsLineAndColumn) {
+  // A column name becomes a Scheme variable: a control byte (the libFuzzer reproducer) or a space is refused.
+  EXPECT_EQ(tableError("# made by hand\nt,\x1b[2Jy\n1,2\n")
+                .str()
+                .rfind("data.csv:2:3: usage-error: column name "
+                       "\"\\x1b;[2Jy\" in the header is not a plain symbol",
+                       0),
+            0u);
+  EXPECT_EQ(tableError("t, time (s)\n1,2\n").str().rfind("data.csv:1:4: usage-error: column name \"time (s)\"", 0), 0u);
+}
+
 TEST(FitData, AnEmptyFileIsAnError) {
   EXPECT_NE(tableError("").str().find("data.csv:1:1: usage-error: the data file is empty"), std::string::npos);
 }

@@ -51,6 +51,26 @@ TEST(Csv, AHeaderWithAnEmptyOrRepeatedNameIsAProblemAtThatCell) {
   EXPECT_EQ(p->message, "parameter 'x' appears twice in the header");
 }
 
+TEST(Csv, AHeaderNameThatDoesNotReadAsOnePlainSymbolIsAProblemAtThatCell) {
+  // libFuzzer's reproducer (properties/libfuzzer/crashes/datatable/control-byte-header): a control byte in a name.
+  auto control = readCsv("\x01not a column\n2");
+  auto p = checkHeader(control[0], "column");
+  ASSERT_TRUE(p.has_value());
+  EXPECT_EQ(p->line, 1u);
+  EXPECT_EQ(p->col, 1u);
+  EXPECT_EQ(p->message.rfind("column name \"\\x1;not a column\" in the header is not a plain symbol", 0), 0u)
+      << p->message;
+  for (const char* bad : {"t,a b", "t,\"YEAR\"", "t,1", "t,(x)", "t,x;y", "t,#t", "t,|x|", "t,'x"}) {
+    auto row = readCsv(bad);
+    p = checkHeader(row[0], "parameter");
+    ASSERT_TRUE(p.has_value()) << bad;
+    EXPECT_EQ(p->col, 3u) << bad;
+    EXPECT_NE(p->message.find("is not a plain symbol"), std::string::npos) << p->message;
+  }
+  for (const char* good : {"t,y", "m_0,theta1", "x-y,a->b,*,+,<=?,ε"})
+    EXPECT_FALSE(checkHeader(readCsv(good)[0], "column")) << good;
+}
+
 TEST(Csv, ACellIsANumberOnlyWhenAllOfItIsOne) {
   EXPECT_EQ(csvNumber("2.5"), 2.5);
   EXPECT_EQ(csvNumber("-1e3"), -1000.0);
