@@ -10,7 +10,9 @@ Three verdicts, each from this file alone:
 - exact: the model equals the law numerically on fresh points drawn from each variable's range widened by half
   (the width times 1.5, about the same middle): at every point where the law is finite the model is finite and
   |model - law| <= EXACT_TOL * (|law| + 1e-9 RMS(law)). Points where the law is undefined are skipped.
-- on the front: whether any program of the search's Pareto front passes the rule (and, beside it, exact).
+- on the front: whether any program of the search's Pareto front passes the rule (and, beside it, exact); a
+  member whose difference and ratio to the law both vary by more than SCREEN (10%) on the test rows is not sent
+  to sympy (may_pass_rule).
 
 sympy can take very long on some expressions, so a caller runs `rule` under a time limit (ci/search-bench runs
 the symbolic part in a worker process with an alarm per program); a rule that times out is no solution."""
@@ -24,6 +26,7 @@ import exprs
 EXACT_TOL = 1e-6
 ZERO_BELOW = 1e-4
 DECIMALS = 3
+SCREEN = 0.1
 
 
 def round_floats(e):
@@ -89,6 +92,33 @@ def exact(truth_tree, model_tree, ranges, seed, points=2000):
             return False, math.inf, len(pairs)
         worst = max(worst, abs(m - t) / (abs(t) + 1e-9 * rms + 1e-300))
     return worst <= EXACT_TOL, worst, len(pairs)
+
+
+def may_pass_rule(model_tree, rows, names, ys, spread=SCREEN):
+    """A numeric screen before sympy: False when neither truth - model nor model / truth is nearly constant on
+    the test rows (their standard deviation above `spread` times the law's RMS, resp. the ratio's mean). A model
+    the rule accepts differs from the law by a constant or a constant factor once its floats are rounded to 3
+    decimals, which moves it far less than that; ci/search-bench screens the front's members with it (never the
+    final pick), since sympy takes seconds a program."""
+    ds, rs = [], []
+    for row, t in zip(rows, ys):
+        m = exprs.evaluate(model_tree, dict(zip(names, row)))
+        if not (isinstance(m, (int, float)) and math.isfinite(m)):
+            return True  # undefined somewhere: leave it to sympy
+        ds.append(t - m)
+        if t != 0:
+            rs.append(m / t)
+    if not ds:
+        return True
+    rms = math.sqrt(sum(t * t for t in ys) / len(ys)) or 1.0
+
+    def sd(v):
+        mu = sum(v) / len(v)
+        return math.sqrt(sum((x - mu) ** 2 for x in v) / len(v)), mu
+
+    sd_d, _ = sd(ds)
+    sd_r, mu_r = sd(rs) if rs else (math.inf, 0.0)
+    return sd_d <= spread * rms or sd_r <= spread * abs(mu_r)
 
 
 def symbols_for(names):

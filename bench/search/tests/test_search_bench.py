@@ -71,6 +71,18 @@ class Rule(unittest.TestCase):
         self.assertEqual(judge.round_floats(sympy.Float(0.00005) + sympy.Float(1.23456) * x), sympy.Float(1.235) * x)
 
 
+class Screen(unittest.TestCase):
+    def test_the_screen_lets_through_what_the_rule_may_accept(self):
+        p = PROBLEMS["feynman_I_12_1"]
+        _, test, _ = problems.draw(p, 50, 0.0, 1, 200)
+        rows, ys = [x for x, _ in test], [y for _, y in test]
+        for prog, expected in [("(* mu Nn)", True), ("(* 2.5 mu Nn)", True), ("(+ (* mu Nn) 7)", True),
+                               ("(+ (* mu Nn) (* 0.00009 mu))", True), ("(+ (* mu Nn) mu)", False),
+                               ("(* mu mu)", False)]:
+            tree = exprs.parse_sexpr(prog, set(p.variables))
+            self.assertEqual(judge.may_pass_rule(tree, rows, p.variables, ys), expected, prog)
+
+
 class Exact(unittest.TestCase):
     def test_widened_ranges(self):
         self.assertEqual(judge.widened({"x": (1.0, 5.0)}), {"x": (0.0, 6.0)})
