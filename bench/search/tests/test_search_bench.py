@@ -173,7 +173,7 @@ FAKE_DMCI = textwrap.dedent('''\
     if sys.argv[1:2] == ["--version"]:
         print("fake-dmci 0"); sys.exit(0)
     if os.environ.get("FAKE_FAIL"):
-        print("dmci search: data.csv:1:1: something went wrong", file=sys.stderr); sys.exit(3)
+        print("dmci search: data.csv:1:1: \\x1b[2Jsomething went wrong", file=sys.stderr); sys.exit(3)
     out = sys.argv[sys.argv.index("--out") + 1]
     prog = os.environ["FAKE_PROGRAM"]
     m = {{"program": prog, "holdout_rmse": 0.0, "score": 0.0, "train_rmse": 0.0, "complexity": 3, "params": {{}},
@@ -225,6 +225,7 @@ class Script(unittest.TestCase):
         rep = self.report()
         self.assertIn("exited 3", rep["runs"][0]["error"])
         self.assertIn("something went wrong", rep["runs"][0]["error"])
+        self.assertNotIn("\x1b", rep["runs"][0]["error"] + r.stderr)  # no escape sequence reaches the terminal
 
     def test_bad_input_is_one_line_and_exit_2(self):
         for args in (["--problems", "I.99.99", "--evals", "10"], ["--problems", "I.12.1"],
