@@ -1,0 +1,208 @@
+"""The problems of ci/search-bench and their data: the 100 Feynman equations of AI Feynman's FeynmanEquations.csv
+and the 14 right-hand sides of the seven two-state Strogatz systems (bench/search/data/, provenance in its
+README), each as a law (an exprs tree), its variables and their ranges; and the rows drawn for one run.
+
+Feynman rows are drawn uniformly from the published ranges (as SRBench drew them). Strogatz rows are the states
+along four trajectories of 100 samples 0.1 apart (time 0 to 9.9), from initial states drawn as ode-strogatz's
+simulate_ode.m draws them, integrated here by RK4 with 10 steps per sample; the target is the right-hand side at
+each state (SRBench's target is the same derivative). A trajectory that leaves the reals (or passes
+|state| > 1e6) is drawn again. Noise: y + N(0, (level * RMS(y))^2), SRBench's definition. Every draw comes from
+a random.Random seeded by the run's seed and the problem's name (the noise by the level too): every noise level
+has the same rows, and a run is reproducible."""
+import csv
+import hashlib
+import math
+import os
+import random
+
+import exprs
+
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+class DataError(ValueError):
+    """A data file that does not read as the benchmark expects (the message names the file and line)."""
+
+
+class Problem:
+    def __init__(self, name, group, law_text, tree, variables, ranges, output, source, init=None):
+        self.name, self.group, self.law_text, self.tree = name, group, law_text, tree
+        self.variables, self.ranges, self.output, self.source, self.init = variables, ranges, output, source, init
+
+
+def _float(cell, path, line, what):
+    try:
+        v = float(cell)
+    except ValueError:
+        raise DataError(f"{path}:{line}: {what} '{cell[:40]}' is not a number") from None
+    if not math.isfinite(v):
+        raise DataError(f"{path}:{line}: {what} is not finite")
+    return v
+
+
+def load_feynman(path=None):
+    """The Feynman problems, named as SRBench names them (feynman_I_6_2a ...). The variables are the names
+    listed on each row (the '# variables' column disagrees with them on a few rows of the published file)."""
+    path = path or os.path.join(DATA, "FeynmanEquations.csv")
+    out = []
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise DataError(f"{path}: {e}") from None
+    if not rows or rows[0][:4] != ["Filename", "Number", "Output", "Formula"]:
+        raise DataError(f"{path}:1: expected the header Filename,Number,Output,Formula,...")
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue  # the published file ends with empty rows
+        if len(row) < 8:
+            raise DataError(f"{path}:{line}: {len(row)} cells (at least 8 expected)")
+        variables, ranges = [], {}
+        for k in range(5, len(row) - 2, 3):
+            name = row[k].strip()
+            if not name:
+                continue
+            if not exprs.NAME.match(name) or name in ("pi", "target"):
+                raise DataError(f"{path}:{line}: '{name[:40]}' is not a usable variable name")
+            lo, hi = _float(row[k + 1], path, line, name + " low"), _float(row[k + 2], path, line, name + " high")
+            if not lo < hi:
+                raise DataError(f"{path}:{line}: the range of {name} is empty")
+            variables.append(name)
+            ranges[name] = (lo, hi)
+        try:
+            tree = exprs.parse_infix(row[3], set(variables))
+        except exprs.ParseError as e:
+            raise DataError(f"{path}:{line}: {e}") from None
+        name = "feynman_" + row[0].strip().replace(".", "_")
+        if not exprs.NAME.match(name):
+            raise DataError(f"{path}:{line}: '{row[0][:40]}' is not a usable problem name")
+        out.append(Problem(name, "feynman", row[3], tree, variables, ranges, row[2], f"{os.path.basename(path)}:{line}"))
+    return out
+
+
+def _init_spec(cell, path, line):
+    words = cell.split()
+    if not words or words[0] not in ("normal", "uniform", "points"):
+        raise DataError(f"{path}:{line}: initial state '{cell[:40]}': normal M SD, uniform LO HI or points V...")
+    nums = [_float(w, path, line, "initial state") for w in words[1:]]
+    if words[0] != "points" and len(nums) != 2 or not nums:
+        raise DataError(f"{path}:{line}: initial state '{cell[:40]}': wrong count of numbers")
+    return (words[0], nums)
+
+
+def load_strogatz(path=None):
+    """The Strogatz right-hand sides (strogatz_bacres1 ...), in the states x and y."""
+    path = path or os.path.join(DATA, "strogatz.csv")
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise DataError(f"{path}: {e}") from None
+    if not rows or rows[0][:5] != ["Filename", "Output", "Formula", "x_init", "y_init"]:
+        raise DataError(f"{path}:1: expected the header Filename,Output,Formula,x_init,y_init,...")
+    out = []
+    for line, row in enumerate(rows[1:], start=2):
+        if len(row) < 5:
+            raise DataError(f"{path}:{line}: {len(row)} cells (at least 5 expected)")
+        try:
+            tree = exprs.parse_infix(row[2], {"x", "y"})
+        except exprs.ParseError as e:
+            raise DataError(f"{path}:{line}: {e}") from None
+        init = (_init_spec(row[3], path, line), _init_spec(row[4], path, line))
+        if init[0][0] == "points" and (init[1][0] != "points" or len(init[0][1]) != len(init[1][1])):
+            raise DataError(f"{path}:{line}: fixed initial states need as many x as y")
+        name = "strogatz_" + row[0].strip()
+        if not exprs.NAME.match(name):
+            raise DataError(f"{path}:{line}: '{row[0][:40]}' is not a usable problem name")
+        out.append(Problem(name, "strogatz", row[2], tree, ["x", "y"], None, row[1], f"{os.path.basename(path)}:{line}",
+                           init))
+    # each system's pair shares its trajectories: the partner's law drives the other state
+    by = {p.name: p for p in out}
+    for p in out:
+        base, k = p.name[:-1], p.name[-1]
+        partner = by.get(base + ("2" if k == "1" else "1"))
+        if partner is None:
+            raise DataError(f"{path}: {p.name} has no partner right-hand side")
+        p.system = (p.tree, partner.tree) if k == "1" else (partner.tree, p.tree)
+    return out
+
+
+def load_all():
+    return load_feynman() + load_strogatz()
+
+
+def stable_seed(*parts):
+    """A 64-bit seed from the parts (never Python's salted hash)."""
+    return int.from_bytes(hashlib.sha256("\x1f".join(str(p) for p in parts).encode()).digest()[:8], "little")
+
+
+def _trajectories(p, rng, count=4, samples=100, dt=0.1, substeps=10):
+    fx, fy = p.system
+
+    def f(x, y):
+        env = {"x": x, "y": y}
+        return exprs.evaluate(fx, env), exprs.evaluate(fy, env)
+
+    (kx, ax), (ky, ay) = p.init
+    states = []
+    for i in range(count):
+        for _attempt in range(100):
+            if kx == "points":
+                x, y = ax[i % len(ax)], ay[i % len(ay)]
+            else:
+                x = rng.gauss(*ax) if kx == "normal" else rng.uniform(*ax)
+                y = rng.gauss(*ay) if ky == "normal" else rng.uniform(*ay)
+            traj, ok = [], True
+            h = dt / substeps
+            for s in range(samples):
+                traj.append((x, y))
+                for _ in range(substeps):
+                    k1 = f(x, y)
+                    k2 = f(x + h / 2 * k1[0], y + h / 2 * k1[1])
+                    k3 = f(x + h / 2 * k2[0], y + h / 2 * k2[1])
+                    k4 = f(x + h * k3[0], y + h * k3[1])
+                    x += h / 6 * (k1[0] + 2 * k2[0] + 2 * k3[0] + k4[0])
+                    y += h / 6 * (k1[1] + 2 * k2[1] + 2 * k3[1] + k4[1])
+                if not (math.isfinite(x) and math.isfinite(y) and abs(x) < 1e6 and abs(y) < 1e6):
+                    ok = False
+                    break
+            if ok:
+                states += traj
+                break
+        else:
+            raise DataError(f"{p.name}: no trajectory from 100 initial states stays finite")
+    return states
+
+
+def draw(p, rows, noise, seed, test_rows):
+    """(train, test, ranges): train is a list of (values in p.variables order, y with noise), test the same
+    without noise; ranges the variables' ranges (the published ones, or the trajectories' bounding box)."""
+    rng = random.Random(stable_seed("rows", seed, p.name))  # the same rows at every noise level
+    if p.group == "strogatz":
+        states = _trajectories(p, rng)
+        rng.shuffle(states)
+        xs = [list(s) for s in states]
+        ranges = {"x": (min(s[0] for s in states), max(s[0] for s in states)),
+                  "y": (min(s[1] for s in states), max(s[1] for s in states))}
+        n_test = max(1, len(xs) // 4)
+        test_x, train_x = xs[:n_test], xs[n_test:]
+    else:
+        ranges = p.ranges
+        train_x = [[rng.uniform(*ranges[v]) for v in p.variables] for _ in range(rows)]
+        test_x = [[rng.uniform(*ranges[v]) for v in p.variables] for _ in range(test_rows)]
+
+    def ys(xs):
+        out = []
+        for x in xs:
+            y = exprs.evaluate(p.tree, dict(zip(p.variables, x)))
+            if not (isinstance(y, (int, float)) and math.isfinite(y)):
+                raise DataError(f"{p.name}: the law is undefined at {dict(zip(p.variables, x))}")
+            out.append(float(y))
+        return out
+
+    train_y, test_y = ys(train_x), ys(test_x)
+    if noise > 0:
+        rms = math.sqrt(sum(y * y for y in train_y) / len(train_y))
+        nrng = random.Random(stable_seed("noise", seed, p.name, noise))
+        train_y = [y + nrng.gauss(0, noise * rms) for y in train_y]
+    return list(zip(train_x, train_y)), list(zip(test_x, test_y)), ranges
