@@ -44,6 +44,12 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/dmciConfig.cmake ${CMAKE_CURRENT_BINAR
         DESTINATION lib/cmake/dmci COMPONENT dev)
 
 # --- CPack: the four Debian packages ---
+# cpack (and `ninja install`) build only what they install, not every test and bench first: ci/package-check builds
+# the installed targets (dmci_installed) and then packs them.
+set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
+if(TARGET dmci)
+  add_custom_target(dmci_installed DEPENDS dmci dmci_shared dmci_docs dmci_python)
+endif()
 set(CPACK_GENERATOR DEB)
 set(CPACK_PACKAGE_NAME dmci)
 set(CPACK_PACKAGE_VENDOR "DMCI developers")
@@ -91,3 +97,12 @@ set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/cmake/
 set(CPACK_COMPONENT_PYTHON_DESCRIPTION "DMCI's Python package
 The dmci module (ctypes and NumPy over libdmci.so.0) and dmci.torch (DMCI programs as PyTorch layers).")
 include(CPack)
+
+# ci/package-check's part that needs no root: each component installed into a fresh prefix, then the user checks
+# (dmci --version, man -w, a completion query, a fit, import dmci, pkg-config and find_package clients).
+if(DMCI_TESTS AND TARGET dmci)
+  add_test(NAME package_check_staged COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/ci/package-check --staged --no-build
+           --build ${CMAKE_CURRENT_BINARY_DIR})
+  set_tests_properties(package_check_staged PROPERTIES TIMEOUT 300 ENVIRONMENT "PYTHONDONTWRITEBYTECODE=1"
+                       PASS_REGULAR_EXPRESSION "ci/package-check: staged checks passed")
+endif()
