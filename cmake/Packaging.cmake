@@ -10,11 +10,14 @@
 set(DMCI_PACKAGE_MAINTAINER "DMCI developers <dmci@example.org>"
     CACHE STRING "The Maintainer field of the Debian packages (and their changelog's signature)")
 set(DMCI_DOCS ${CMAKE_CURRENT_BINARY_DIR}/docs)
+# The packages' version: the project's, then the packaging revision (a non-native package, as Debian's tools are).
+set(DMCI_DEB_RELEASE 1)
+set(DMCI_DEB_VERSION "${PROJECT_VERSION}-${DMCI_DEB_RELEASE}")
 set(DMCI_DEB_PACKAGES dmci libdmci0 libdmci-dev python3-dmci)
 
 if(TARGET dmci)
   add_custom_command(OUTPUT ${DMCI_DOCS}/stamp
-    COMMAND ${CMAKE_COMMAND} -DDMCI=$<TARGET_FILE:dmci> -DOUT=${DMCI_DOCS} -DVERSION=${PROJECT_VERSION}
+    COMMAND ${CMAKE_COMMAND} -DDMCI=$<TARGET_FILE:dmci> -DOUT=${DMCI_DOCS} -DVERSION=${DMCI_DEB_VERSION}
             "-DMAINTAINER=${DMCI_PACKAGE_MAINTAINER}" -P ${CMAKE_CURRENT_SOURCE_DIR}/cmake/docs.cmake
     DEPENDS dmci ${CMAKE_CURRENT_SOURCE_DIR}/cmake/docs.cmake
     COMMENT "Writing dmci's man pages and bash completion from its command-line definitions" VERBATIM)
@@ -62,40 +65,48 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${DMCI_PACKAGE_MAINTAINER}")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS ON)  # libdmci0's shlibs file (and its ldconfig trigger)
-set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS_POLICY ">=")
+set(CPACK_DEBIAN_PACKAGE_RELEASE ${DMCI_DEB_RELEASE})
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
-set(DMCI_DEB_VERSION "${PROJECT_VERSION}")
 
 set(CPACK_DEBIAN_TOOL_PACKAGE_NAME dmci)
 set(CPACK_DEBIAN_TOOL_PACKAGE_SECTION science)
+# Descriptions: the synopsis, then lines of at most 80 characters (lintian).
 set(CPACK_COMPONENT_TOOL_DESCRIPTION "gradients of Scheme programs by differentiable meta-circular interpretation
-The dmci tool runs and differentiates programs in a Scheme subset by four routes (direct, through a
-meta-circular evaluator, twice over, tape-free), checks those gradients against a multiprecision oracle
-(dmci check), fits programs to data (dmci fit) and searches programs (dmci search). Its plugins are the
-tensor engine and dmci fit's optimizers (Ceres Solver, pagmo2, LibTorch). Man pages and bash completion
-included.")
+The dmci tool runs and differentiates programs in a Scheme subset by four
+routes (direct, through a meta-circular evaluator, twice over, tape-free),
+checks those gradients against a multiprecision oracle (dmci check), fits
+programs to data (dmci fit) and searches programs (dmci search). Its plugins
+are the tensor engine and dmci fit's optimizers (Ceres Solver, pagmo2,
+LibTorch). Man pages and bash completion included.")
 set(CPACK_DEBIAN_LIB_PACKAGE_NAME libdmci0)
 set(CPACK_DEBIAN_LIB_PACKAGE_SECTION libs)
 set(CPACK_COMPONENT_LIB_DESCRIPTION "DMCI's C API library
-libdmci.so.0: open a Scheme program once, then evaluate its value and gradient for one seed, for a batch of
-lanes, or fit it to data. The tensor engine and the optimizers come with the dmci package.")
+libdmci.so.0: open a Scheme program once, then evaluate its value and
+gradient for one seed, for a batch of lanes, or fit it to data. The tensor
+engine and the optimizers come with the dmci package.")
 set(CPACK_DEBIAN_LIB_PACKAGE_SUGGESTS dmci)
+# Its shlibs file (what dpkg-shlibdeps gives a package linking libdmci.so.0) and the ldconfig trigger, written
+# here: CPack's own (CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS) calls ldconfig from maintainer scripts instead.
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/debian/libdmci0/shlibs "libdmci ${DMCI_SOVERSION} libdmci0 (>= ${PROJECT_VERSION})\n")
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/debian/libdmci0/triggers "activate-noawait ldconfig\n")
+set(CPACK_DEBIAN_LIB_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_BINARY_DIR}/debian/libdmci0/shlibs
+    ${CMAKE_CURRENT_BINARY_DIR}/debian/libdmci0/triggers)
 set(CPACK_DEBIAN_DEV_PACKAGE_NAME libdmci-dev)
 set(CPACK_DEBIAN_DEV_PACKAGE_SECTION libdevel)
 set(CPACK_DEBIAN_DEV_PACKAGE_DEPENDS "libdmci0 (= ${DMCI_DEB_VERSION})")
 set(CPACK_COMPONENT_DEV_DESCRIPTION "DMCI's C API: development files
-The header dmci.h, the libdmci.so link, the pkg-config file dmci.pc and the CMake package (find_package(dmci),
-target dmci::dmci).")
+The header dmci.h, the libdmci.so link, the pkg-config file dmci.pc and the
+CMake package (find_package(dmci), target dmci::dmci).")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_NAME python3-dmci)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SECTION python)
 set(CPACK_DEBIAN_PYTHON_PACKAGE_ARCHITECTURE all)
-set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "libdmci0 (>= ${DMCI_DEB_VERSION}), python3, python3-numpy")
+set(CPACK_DEBIAN_PYTHON_PACKAGE_DEPENDS "libdmci0 (>= ${PROJECT_VERSION}), python3, python3-numpy")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_SUGGESTS "dmci, python3-torch")
 set(CPACK_DEBIAN_PYTHON_PACKAGE_CONTROL_EXTRA ${CMAKE_CURRENT_SOURCE_DIR}/cmake/debian/python3-dmci/postinst
     ${CMAKE_CURRENT_SOURCE_DIR}/cmake/debian/python3-dmci/prerm)
 set(CPACK_COMPONENT_PYTHON_DESCRIPTION "DMCI's Python package
-The dmci module (ctypes and NumPy over libdmci.so.0) and dmci.torch (DMCI programs as PyTorch layers).")
+The dmci module (ctypes and NumPy over libdmci.so.0) and dmci.torch (DMCI
+programs as PyTorch layers).")
 include(CPack)
 
 # ci/package-check's part that needs no root: each component installed into a fresh prefix, then the user checks

@@ -1,7 +1,7 @@
 # Build step (cmake/Packaging.cmake): the built dmci writes its man pages and bash completion from its own
 # command-line definitions, so that neither can drift from `dmci --help`; the pages are also gzipped (gzip -n: no
 # name or time stamp) as Debian installs them. Also the Debian changelog each package carries.
-# -DDMCI=the tool  -DOUT=the folder  -DVERSION=the project's version
+# -DDMCI=the tool  -DOUT=the folder  -DVERSION=the packages' version (upstream-revision)  -DMAINTAINER=its signature
 file(REMOVE_RECURSE "${OUT}/man1" "${OUT}/completion")
 file(MAKE_DIRECTORY "${OUT}/man1" "${OUT}/completion")
 execute_process(COMMAND "${DMCI}" man --output-dir "${OUT}/man1" RESULT_VARIABLE rc)
