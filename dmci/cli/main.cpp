@@ -8,12 +8,15 @@
 
 #include "cli/Check.h"
 #include "cli/Compile.h"
+#include "cli/Completion.h"
 #include "cli/Exit.h"
 #include "cli/Fit.h"
 #include "cli/Fuzz.h"
+#include "cli/Man.h"
 #include "cli/Merge.h"
 #include "cli/Run.h"
 #include "cli/Search.h"
+#include "cli/Version.h"
 
 int main(int argc, char** argv) {
   using namespace dmci::cli;
@@ -31,6 +34,10 @@ int main(int argc, char** argv) {
   FuzzArgs fuzzArgs;
   auto* fuzz = addFuzzCommand(app, fuzzArgs);
   commands.push_back([&] { return *fuzz ? fuzzCommand(fuzzArgs) : -1; });
+  commands.push_back(addVersionCommand(app));  // and --version
+  // The generated documents read the whole tree: they come last (man's argument lists the commands before it).
+  commands.push_back(addCompletionCommand(app));
+  commands.push_back(addManCommand(app));
   try {
     app.parse(argc, argv);
   } catch (const CLI::Success& e) {

@@ -49,14 +49,18 @@ class _Options(ctypes.Structure):
 
 def _candidates():
     """Where libdmci.so may be: $DMCI_LIBRARY, the build tree (BUILD/python/dmci -> BUILD), an installed tree
-    (PREFIX/lib/python3/dist-packages/dmci -> PREFIX/lib), then the loader's own search."""
+    (PREFIX/lib/python3/dist-packages/dmci -> PREFIX/lib), then the loader's own search. In an installed tree the
+    library is looked for by its SONAME (libdmci.so.0) first: Debian's libdmci0 has only that name, and the
+    unversioned libdmci.so comes with libdmci-dev."""
     here = os.path.dirname(os.path.abspath(__file__))
     env = os.environ.get("DMCI_LIBRARY")
     if env:
         return [env]
     return [
         os.path.join(here, "..", "..", "libdmci.so"),
+        os.path.join(here, "..", "..", "..", "libdmci.so.0"),
         os.path.join(here, "..", "..", "..", "libdmci.so"),
+        "libdmci.so.0",
         "libdmci.so",
     ]
 
