@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -327,9 +328,16 @@ const char* eigenIncludeDir() {
 #endif
 }
 
+const char* optimisationFor(const std::string& code) {
+  const auto lines = static_cast<size_t>(std::count(code.begin(), code.end(), '\n'));
+  return lines <= kMaxLinesAtO3 ? "-O3" : "-O1";
+}
+
 Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const std::string& code, const std::string& function) {
   std::vector<std::string> command = compilerWords();
-  for (const char* f : {"-O3", "-march=native", "-ffp-contract=off", "-fPIC", "-shared"}) command.push_back(f);
+  const char* optimisation = optimisationFor(code);
+  command.push_back(optimisation);
+  for (const char* f : {"-march=native", "-ffp-contract=off", "-fPIC", "-shared"}) command.push_back(f);
   // Tensor steps are Eigen code: this build's Eigen, as a system directory (its headers' own warnings are not ours).
   if (*eigenIncludeDir() && code.find("#include <Eigen/") != std::string::npos)
     command.push_back("-isystem"), command.push_back(eigenIncludeDir());
@@ -340,6 +348,7 @@ Result<std::unique_ptr<CompiledTrace>> CompiledTrace::build(const std::string& c
   if (std::string bad = prepareDir(dir); !bad.empty()) return Error{ErrorKind::Io, bad, {}};
   auto out = std::make_unique<CompiledTrace>();
   out->path_ = (dir / (key + ".so")).string();
+  out->optimisation_ = optimisation;
   std::string why;
   auto cached = loadChecked(out->path_, recipe, out->handle_, why);
   if (!cached) return cached.error();

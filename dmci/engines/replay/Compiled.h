@@ -1,20 +1,31 @@
-// A trace emitted as C++ (engines/replay/EmitCpp.h), built by the system's C++ compiler at -O3 and loaded: the
-// compiled engine's kernel. Builds are cached by the content hash of the code and the compiler command, in the user's
-// cache folder ($DMCI_CACHE_DIR, else $XDG_CACHE_HOME/dmci/compiled, else ~/.cache/dmci/compiled), never in the
-// source tree. The cache is the user's alone: the folder is made with mode 0700, and a library is loaded only when
-// the folder and the file belong to this user and nobody else can write them (else an error says which). Each
-// entry ends with a record of the code it was built from and a hash of its bytes: an entry of other code or with
-// damaged bytes is rebuilt, never loaded. A build is written under a temporary name, loaded from there and renamed
-// into place, so two processes building one entry each end with a whole library. The compiler runs without a
-// shell, in a process group of its own that a SIGTERM or SIGINT of dmci kills; a temporary file left by a killed
-// build is removed by a later build (and never loaded).
+// A trace emitted as C++ (engines/replay/EmitCpp.h), built by the system's C++ compiler at -O3 (-O1 past
+// kMaxLinesAtO3 lines) and loaded: the compiled engine's kernel. Builds are cached by the content hash of the code and
+// the compiler command, in the user's cache folder ($DMCI_CACHE_DIR, else $XDG_CACHE_HOME/dmci/compiled, else
+// ~/.cache/dmci/compiled), never in the source tree. The cache is the user's alone: the folder is made with mode 0700,
+// and a library is loaded only when the folder and the file belong to this user and nobody else can write them (else an
+// error says which). Each entry ends with a record of the code it was built from and a hash of its bytes: an entry of
+// other code or with damaged bytes is rebuilt, never loaded. A build is written under a temporary name, loaded from
+// there and renamed into place, so two processes building one entry each end with a whole library. The compiler runs
+// without a shell, in a process group of its own that a SIGTERM or SIGINT of dmci kills; a temporary file left by a
+// killed build is removed by a later build (and never loaded).
 #pragma once
+#include <cstddef>
 #include <memory>
 #include <string>
 
 #include "engines/replay/EmitCpp.h"
 
 namespace dmci::replay {
+
+// GCC's -O3 (and -O2) passes grow far faster than the code on long straight-line traces with many guards: the
+// deep-recursion corpus's 3,001-step trace (25,119 lines) held cc1plus at -O3 past 10 GB within two minutes (and
+// -O2 past 4 GB), while -O1 builds it in 13 s and 350 MB, and the longest trace the emitter writes
+// (kMaxEmittedSteps: 3,961 steps, 35,756 lines) in 7 s and 260 MB. Traces up to this many lines (about 800 steps)
+// build at -O3 (a 9,116-line trace in 2 s); longer ones at -O1. Both give the same numbers (-ffp-contract=off,
+// no fast-math): only the speed of the code differs.
+inline constexpr size_t kMaxLinesAtO3 = 10000;
+// The optimisation flag a trace's code is built with: "-O3" or "-O1".
+const char* optimisationFor(const std::string& code);
 
 // The Eigen include directory this build was configured with (CMake's Eigen3::Eigen), passed to the compiler
 // for traces with tensor steps; "" when the build did not say.
@@ -41,12 +52,15 @@ class CompiledTrace {
   bool guarded() const { return guarded_; }
   const std::string& library() const { return path_; }
   bool fromCache() const { return cached_; }
+  // The optimisation it was built with (optimisationFor): "-O3" or "-O1".
+  const std::string& optimisation() const { return optimisation_; }
 
  private:
   void* handle_ = nullptr;
   Fn fn_ = nullptr;
   LanesFn lanes_ = nullptr;
   std::string path_;
+  std::string optimisation_;
   bool cached_ = false;
   bool guarded_ = true;
 };

@@ -353,7 +353,12 @@ void ReplayRun::count(Counters& c, const Tally& t, size_t lanes) const {
   c.add("off_path", static_cast<double>(t.offPath));
   c.add("interpreted", static_cast<double>(t.interpreted));
   c.add("not_replayable", static_cast<double>(notReplayable_));
-  if (compile_) c.add("emit_refused", static_cast<double>(emitRefused_));
+  if (compile_) {
+    c.add("emit_refused", static_cast<double>(emitRefused_));
+    size_t atO1 = 0;  // traces long enough to be built at -O1 (Compiled.h: kMaxLinesAtO3)
+    for (const auto& fn : compiled_) atO1 += fn && fn->optimisation() == "-O1";
+    c.add("compiled_at_o1", static_cast<double>(atO1));
+  }
   if (loader_) c.add("batch_refused", static_cast<double>(batchRefused_));
 }
 

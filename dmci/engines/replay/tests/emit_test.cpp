@@ -178,6 +178,37 @@ TEST(CompiledEngine, LanesAcrossABranchEqualNative) {
   ::unsetenv("DMCI_CACHE_DIR");
 }
 
+// A long trace is built at -O1 (GCC's -O3 on the deep-recursion corpus's longest trace grew past 10 GB), a short
+// one at -O3; the run counts the -O1 builds (compiled_at_o1), and both equal the native engine bit for bit.
+TEST(CompiledEngine, ALongTraceIsBuiltAtO1WithTheNativeNumbers) {
+  const std::string dir = (std::filesystem::temp_directory_path() / ("dmci-o1-" + std::to_string(::getpid()))).string();
+  ::setenv("DMCI_CACHE_DIR", dir.c_str(), 1);
+  const char* text = "(define (y n) (if (= n 0) y0 (+ (* a (y (- n 1))) 1))) (y N)";
+  auto prog = Program::fromText(text, "deep.scm");
+  ASSERT_TRUE(prog);
+  for (double depth : {3.0, 320.0}) {
+    LaneBatch lanes;
+    lanes.params = {"a", "y0", "N"};
+    lanes.values = {{0.5, 0.9, 1.01}, {1.0, 2.0, -1.0}, {depth, depth, depth}};
+    EvalOptions o;
+    o.wrt = {"a", "y0"};
+    auto native = nativeEngine().evaluateLanes(*prog, lanes, o);
+    auto compiled = (*engineNamed("compiled"))->evaluateLanes(*prog, lanes, o);
+    ASSERT_TRUE(native && compiled) << (compiled ? "" : compiled.error().str());
+    for (size_t l = 0; l < native->lanes(); ++l) {
+      EXPECT_EQ(hexOf(compiled->value[l]), hexOf(native->value[l])) << depth << " " << l;
+      for (size_t k = 0; k < native->gradient.size(); ++k)
+        EXPECT_EQ(hexOf(compiled->gradient[k][l]), hexOf(native->gradient[k][l])) << depth << " " << l << " " << k;
+    }
+    EXPECT_EQ(compiled->counters.get("emit_refused"), 0) << depth;
+    EXPECT_EQ(compiled->counters.get("compiled_at_o1"), depth > 100 ? 1 : 0) << depth;
+  }
+  EXPECT_STREQ(replay::optimisationFor(std::string(replay::kMaxLinesAtO3, '\n')), "-O3");
+  EXPECT_STREQ(replay::optimisationFor(std::string(replay::kMaxLinesAtO3 + 1, '\n')), "-O1");
+  std::filesystem::remove_all(dir);
+  ::unsetenv("DMCI_CACHE_DIR");
+}
+
 // A batch kept between runs (runLanesInto) is written whole each time: after a larger batch, after stale
 // numbers, and with lanes on several paths, it equals a fresh batch bit for bit, on the replay and compiled
 // engines alike.
