@@ -14,6 +14,7 @@
 #include "oracle/gate/Summary.h"
 #include "reports/FuzzReport.h"
 #include "reports/GateReport.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci::cli {
 namespace {
@@ -43,13 +44,13 @@ Result<json> readJson(const std::string& path) {
 }
 
 int fail(const Error& e) {
-  std::cerr << "dmci merge: " << (e.pos.known() ? e.pos.str() + ": " : "") << e.message << "\n";
+  std::cerr << "dmci merge: " << escapeControls((e.pos.known() ? e.pos.str() + ": " : "") + e.message, true) << "\n";
   return kFailed;
 }
 
 void printWritten(const MergeArgs& a) {
   for (const auto& path : {a.json, a.md, a.junit})
-    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", path.c_str());
+    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", escapeControls(path).c_str());
 }
 
 int mergeGate(const std::vector<json>& docs, const MergeArgs& a) {
@@ -64,13 +65,13 @@ int mergeGate(const std::vector<json>& docs, const MergeArgs& a) {
   gate::GateSummary s = gate::summarize(merged->run);
   auto w = reports::writeGateReports(merged->run, s, merged->from, {a.json, a.md, a.junit});
   if (!w) {
-    std::cerr << "dmci merge: " << w.error().message << "\n";
+    std::cerr << "dmci merge: " << escapeControls(w.error().message, true) << "\n";
     return kUsage;
   }
   for (const auto& r : merged->run.results)
     if (r.status == Verdict::Fail) {
-      std::printf("FAIL %s (%s)\n", r.pair.name.c_str(), r.pair.file.c_str());
-      for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
+      std::printf("FAIL %s (%s)\n", escapeControls(r.pair.name).c_str(), escapeControls(r.pair.file).c_str());
+      for (const auto& why : r.reasons) std::printf("  - %s\n", escapeControls(why).c_str());
     }
   std::printf("merge: gate, %d shards (%s; corpus %s): %zu pairs: %zu pass, %zu fail, %zu nondifferentiable\n",
               merged->from.shards, merged->from.build.c_str(), merged->from.input.c_str(), s.all.total, s.all.pass,
@@ -92,12 +93,12 @@ int mergeFuzz(const std::vector<json>& docs, const MergeArgs& a) {
   if (!merged) return fail(merged.error());
   const props::CampaignReport& r = merged->report;
   if (auto err = reports::writeFuzzReports(r, merged->from, {a.json, a.md, a.junit})) {
-    std::cerr << "dmci merge: " << *err << "\n";
+    std::cerr << "dmci merge: " << escapeControls(*err, true) << "\n";
     return kUsage;
   }
   for (const auto& f : r.failures)
-    std::printf("FAIL case %llu (%s):\n%s\n", static_cast<unsigned long long>(f.index), f.property.c_str(),
-                props::describe(f.shrunk).c_str());
+    std::printf("FAIL case %llu (%s):\n%s\n", static_cast<unsigned long long>(f.index),
+                escapeControls(f.property).c_str(), escapeControls(props::describe(f.shrunk), true).c_str());
   std::printf(
       "merge: fuzz, %d shards (%s; %s): %llu cases, %llu nondifferentiable, %llu failed (%zu distinct shrunk "
       "programs, %zu duplicates dropped)\n",

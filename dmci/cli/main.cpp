@@ -14,6 +14,7 @@
 #include "cli/Merge.h"
 #include "cli/Run.h"
 #include "cli/Search.h"
+#include "syntax/TerminalText.h"
 
 int main(int argc, char** argv) {
   using namespace dmci::cli;
@@ -43,7 +44,7 @@ int main(int argc, char** argv) {
     for (const auto& command : commands)
       if (int code = command(); code >= 0) return code;
   } catch (const UsageError& e) {
-    std::cerr << "dmci: " << e.message << "\n";
+    std::cerr << "dmci: " << dmci::escapeControls(e.message, true) << "\n";
     return kUsageError;
   } catch (const std::bad_alloc&) {  // a size the machine cannot hold (--samples, lanes): said, not an abort
     std::cerr << "dmci: out of memory: the run asked for more memory than this machine gives it\n";

@@ -1,7 +1,10 @@
 // The dmci command-line tool, run as a process: its output, its files and its exit codes (0 ok, 1 program, 2 usage).
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -236,6 +239,45 @@ TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
   EXPECT_TRUE(fs::exists(dir / "reports/tmp/gate.json"));
   EXPECT_TRUE(fs::exists(dir / "reports/tmp/gate.md"));
   EXPECT_FALSE(fs::exists(dir / "reports/published"));  // the committed copies change only by ci/gate --publish
+}
+
+// What a terminal receives from `dmci ARGS` run in `dir` on a pseudo-terminal: standard output and error, to the end.
+std::string onTerminal(const fs::path& dir, const std::string& args) {
+  int terminal = -1;
+  const std::string command = "cd '" + dir.string() + "' && exec '" DMCI_BINARY_DIR "/dmci' " + args;
+  const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string seen;
+  char buf[4096];
+  for (ssize_t n; pid > 0 && ((n = ::read(terminal, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) seen.append(buf, static_cast<size_t>(n));
+  if (terminal >= 0) ::close(terminal);
+  int status = 0;
+  if (pid > 0) ::waitpid(pid, &status, 0);
+  return seen;
+}
+
+// A pair's name holding terminal controls (colour, the bell) reaches the terminal escaped: in the progress line
+// (shown on a terminal only), the table, the failure and the summary.
+TEST_F(Cli, CheckPrintsPairNamesWithTheirControlBytesEscaped) {
+  fs::create_directories(dir / "c");
+  write("c/a.scm", "(* x x)");
+  write(
+      "c/manifest.json",
+      R"({"version": 1, "pairs": [{"name": "ok/\u001b[31mred\u0007", "file": "a.scm", "family": "f", "bind": {"x": 2},)"
+      R"( "wrt": ["x"]}, {"name": "bad/\u001b]0;title\u0007", "file": "a.scm", "family": "f", "bind": {"x": 2},)"
+      R"( "wrt": ["x"], "closed_form": {"x": 5}}]})");
+  const std::string seen = onTerminal(dir, "check c --jobs 1 --json '' --md ''");
+  ASSERT_NE(seen.find("gate: FAILED"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("[1/2] "), std::string::npos) << "no progress line: " << seen;
+  EXPECT_EQ(seen.find("\x1b[31m"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("\x1b]0;"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find('\x07'), std::string::npos) << seen;
+  EXPECT_NE(seen.find("ok/\\x1b;[31mred\\x7;"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("FAIL bad/\\x1b;]0;title\\x7;"), std::string::npos) << seen;
 }
 
 // --- a Scheme user's first minute: any value printed, -e and standard input, the engines ---
