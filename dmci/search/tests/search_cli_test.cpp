@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -122,6 +123,35 @@ TEST_F(SearchCli, AProposerPastItsTimeIsKilledAndTheSearchGoesOn) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.err.find("the proposer did not answer within 0.3 s and was killed"), std::string::npos) << o.err;
   EXPECT_LT(seconds, 10);
+}
+
+// --resume refuses a state.json of wrong types or numbers past range, naming the field (a JSON pointer) or its place.
+TEST_F(SearchCli, AResumeFromAStateOfWrongTypesIsRefusedNamingTheField) {
+  ASSERT_EQ(dmci(search("--evals 30 --out run --quiet")).code, 0);
+  const std::string good = slurp(dir / "run/state.json");
+  const json state = json::parse(good);
+  auto refused = [&](const std::string& text, const std::string& message) {
+    write("run/state.json", text);
+    Outcome o = dmci(search("--evals 70 --resume run --quiet"));
+    EXPECT_EQ(o.code, 2) << message << ": " << o.err;
+    EXPECT_NE(o.err.find(message), std::string::npos) << o.err;
+  };
+  json j = state;
+  j["evaluations"] = -1;
+  refused(j.dump(1), "/evaluations: not a whole number in range");
+  j = state;
+  j["islands"] = json::parse(R"([[{"program": 5}]])");
+  refused(j.dump(1), "/islands/0/0/program: not a string");
+  j = state;
+  j["proposer"] = json::array({1, 2});
+  refused(j.dump(1), "/proposer: not [calls, failed calls, programs, scored]");
+  std::string overflow = good;
+  const size_t at = good.find("\"seconds\": ");
+  ASSERT_NE(at, std::string::npos);
+  overflow.replace(at, good.find_first_of(",\n}", at) - at, "\"seconds\": 1e999");
+  size_t line = 1 + static_cast<size_t>(std::count(good.begin(), good.begin() + static_cast<long>(at), '\n'));
+  refused(overflow, "state.json:" + std::to_string(line) + ":");
+  refused(overflow, "a number past double's range");
 }
 
 // The pids stuck.sh recorded: the proposer's shell, then its sleeping child.
