@@ -311,6 +311,29 @@ TEST_F(Cli, RunPrintsAnyValueAsASchemeDatumByEveryRoute) {
   EXPECT_EQ(dmci("run prog.scm").out, "((1 2) (x \"y\") ())\n");
 }
 
+// The lantern routes give the program's own values: a list built inside reset (the user's, or lantern.scm's
+// around the whole program) holds numbers, never lantern's dual numbers; gradients are those of direct.
+TEST_F(Cli, TheLanternRoutesReturnPlainValues) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"(reset (list x (* x 3)))", "(2 6)"},
+      {"(list x (cons (* x x) 1.5))", "(2 (4 . 1.5))"},
+      {"(reset (+ 1 (shift k (list (k x) (k 10)))))", "(3 11)"},
+  };
+  for (const auto& [src, want] : cases) {
+    write("prog.scm", src);
+    for (const char* via : {"direct", "lantern", "lantern-dmci"}) {
+      Outcome o = dmci(std::string("run prog.scm --bind x=2 --via ") + via);
+      ASSERT_EQ(o.code, 0) << src << " [" << via << "]: " << o.err;
+      EXPECT_EQ(o.out, want + "\n") << src << " [" << via << "]";
+    }
+  }
+  write("prog.scm", "(car (reset (list (* x x 3) x)))");
+  Outcome direct = dmci("grad prog.scm --bind x=2 --json");
+  Outcome lantern = dmci("grad prog.scm --bind x=2 --json --via lantern");
+  ASSERT_EQ(lantern.code, 0) << lantern.err;
+  EXPECT_EQ(lantern.out, direct.out);
+}
+
 TEST_F(Cli, MinusZeroKeepsItsSignInTheWrittenValueAndTheJson) {
   // The written form: -0.0, which reads back as -0.0 (1 divided by it is -inf.0), in a list and in a tensor.
   Outcome o = dmci("run -e '(- 0.0)'");
