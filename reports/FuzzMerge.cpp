@@ -5,6 +5,7 @@
 
 #include "reports/FuzzReport.h"
 #include "reports/JsonFields.h"
+#include "support/JsonParse.h"
 
 namespace dmci::reports {
 namespace {
@@ -92,7 +93,11 @@ Result<FuzzReportFile> readFuzzReport(const json& report, const std::string& pat
   auto from = provenanceFromJson(report, path);
   if (!from) return from.error();
   if (from->kind != "fuzz") return Error{ErrorKind::Io, path + ": a " + from->kind + " report, not a fuzz report", {}};
-  return catchErrors([&] { return FuzzReportFile{path, readCampaign(report, path, *from), *from}; });
+  try {
+    return catchErrors([&] { return FuzzReportFile{path, readCampaign(report, path, *from), *from}; });
+  } catch (const nlohmann::json::exception& e) {  // a type Fields did not check: refused, never an abort
+    return Error{ErrorKind::Io, path + ": " + jsonMessage(e), {}};
+  }
 }
 
 Result<FuzzReportFile> mergeFuzzReports(const std::vector<FuzzReportFile>& shards, size_t* duplicates) {

@@ -6,6 +6,7 @@
 
 #include "reports/GateReport.h"
 #include "reports/JsonFields.h"
+#include "support/JsonParse.h"
 
 namespace dmci::reports {
 namespace {
@@ -87,7 +88,7 @@ gate::SmoothCheck readSmooth(const Fields& f) {
   if (f.number("sigma") != gate::SmoothCheck::kSigma) f.fail("sigma", "not this gate's");
   if (f.number("samples") != static_cast<double>(gate::SmoothCheck::kSamples)) f.fail("samples", "not this gate's");
   if (!f.flag("dea")) f.fail("dea", "not this gate's (it smooths with --smooth-dea)");
-  c.smoothed = static_cast<int>(f.number("smoothed_comparisons"));
+  c.smoothed = static_cast<int>(f.count("smoothed_comparisons"));
   c.si = f.numbers("si");
   c.reference = f.numbers("pgo");
   c.referenceError = f.numbers("pgo_error");
@@ -109,7 +110,7 @@ PairResult readPair(const Fields& p) {
   if (p.has("lantern_uncovered")) r.lanternUncovered = p.text("lantern_uncovered");
   readRoutes(p, r);
   r.errors = readErrors(p.object("errors"));
-  if (p.has("lanes")) r.lanes = static_cast<size_t>(p.number("lanes"));
+  if (p.has("lanes")) r.lanes = static_cast<size_t>(p.count("lanes"));
   if (p.has("smooth")) r.smooth = readSmooth(p.object("smooth"));
   r.seconds = p.number("seconds");
   return r;
@@ -120,7 +121,7 @@ gate::GateRun readRun(const json& report, const std::string& path) {
   gate::GateRun run;
   Fields summary = top.object("summary"), c = summary.object("criteria");
   run.dir = summary.text("corpus");
-  run.jobs = static_cast<int>(summary.number("jobs"));
+  run.jobs = static_cast<int>(summary.count("jobs"));
   run.seconds = summary.number("seconds");
   run.criteria = {c.number("value"), c.number("ad"), c.number("fd"), c.number("closed_form"), c.number("floor")};
   run.criteria.rounding = c.number("rounding");
@@ -147,7 +148,11 @@ Result<GateReportFile> readGateReport(const json& report, const std::string& pat
   auto from = provenanceFromJson(report, path);
   if (!from) return from.error();
   if (from->kind != "gate") return Error{ErrorKind::Io, path + ": a " + from->kind + " report, not a gate report", {}};
-  return catchErrors([&] { return GateReportFile{path, readRun(report, path), *from}; });
+  try {
+    return catchErrors([&] { return GateReportFile{path, readRun(report, path), *from}; });
+  } catch (const nlohmann::json::exception& e) {  // a type Fields did not check: refused, never an abort
+    return Error{ErrorKind::Io, path + ": " + jsonMessage(e), {}};
+  }
 }
 
 Result<GateReportFile> mergeGateReports(const std::vector<GateReportFile>& shards) {

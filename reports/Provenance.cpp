@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <limits>
 #include <map>
 #include <set>
 #include <sstream>
@@ -25,14 +26,23 @@ Result<std::string> readBytes(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
-// A field that must be there with the right type.
+// A field that must be there with the right type: a string, or a whole number that fits T.
 template <class T>
 Result<T> field(const json& o, const char* name, const std::string& path) {
   auto it = o.find(name);
-  bool ok = it != o.end() && (std::is_same_v<T, std::string> ? it->is_string() : it->is_number_integer());
+  bool ok = it != o.end();
+  if constexpr (std::is_same_v<T, std::string>) {
+    ok = ok && it->is_string();
+  } else {
+    ok =
+        ok && it->is_number_integer() &&
+        (it->is_number_unsigned() ? it->template get<uint64_t>() <= static_cast<uint64_t>(std::numeric_limits<T>::max())
+                                  : it->template get<int64_t>() >= std::numeric_limits<T>::min() &&
+                                        it->template get<int64_t>() <= std::numeric_limits<T>::max());
+  }
   if (!ok)
     return bad(path, std::string("provenance.") + name + ": missing or not " +
-                         (std::is_same_v<T, std::string> ? "a string" : "a whole number"));
+                         (std::is_same_v<T, std::string> ? "a string" : "a whole number in range"));
   return it->template get<T>();
 }
 
@@ -84,10 +94,18 @@ Result<Provenance> provenanceFromJson(const json& report, const std::string& pat
   if (p.kind != "gate" && p.kind != "fuzz") return bad(path, "provenance.kind: '" + p.kind + "' is not gate or fuzz");
   if (p.shards < 1 || p.shard < 0 || p.shard >= p.shards)
     return bad(path, "provenance: shard " + std::to_string(p.shard) + " of " + std::to_string(p.shards));
-  if (auto m = o.find("merged_shards"); m != o.end()) p.merged = m->get<std::vector<int>>();
+  if (auto m = o.find("merged_shards"); m != o.end()) {
+    if (!m->is_array()) return bad(path, "provenance.merged_shards: not an array of shard numbers");
+    for (const auto& s : *m) {
+      if (!s.is_number_integer() || s.get<int64_t>() < 0 || s.get<int64_t>() >= p.shards)
+        return bad(path, "provenance.merged_shards: " + s.dump() + " is not a shard number");
+      p.merged.push_back(s.get<int>());
+    }
+  }
   if (p.kind == "gate") {
     auto selected = field<int64_t>(o, "selected", path);
     if (!selected) return selected.error();
+    if (*selected < 0) return bad(path, "provenance.selected: " + std::to_string(*selected) + " pairs");
     p.selected = static_cast<uint64_t>(*selected);
   }
   auto f = o.find("fingerprint");
@@ -149,9 +167,13 @@ Result<std::vector<size_t>> shardOrder(const std::vector<std::pair<std::string, 
     if (!fresh)
       problems.push_back("shard " + p.shardText() + " appears twice: " + reports[it->second].first + " and " + path);
   }
-  for (int s = 0; s < shards; ++s)
-    if (!byShard.count(s))
+  size_t missing = 0;  // named up to 10 (a count read from a file may be in the billions)
+  for (int s = 0; s < shards && missing <= 10; ++s)
+    if (!byShard.count(s) && ++missing <= 10)
       problems.push_back("shard " + std::to_string(s) + "/" + std::to_string(shards) + " is missing");
+  if (missing > 10)
+    problems.push_back("and " + std::to_string(shards - static_cast<int>(byShard.size()) - 10) + " more shards of " +
+                       std::to_string(shards) + " are missing");
   if (!problems.empty()) {
     std::ostringstream o;
     o << "cannot merge " << reports.size() << " report" << (reports.size() == 1 ? "" : "s") << ":";

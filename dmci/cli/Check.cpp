@@ -20,6 +20,7 @@
 #include "prims/Faults.h"
 #include "prims/PrimTable.h"
 #include "reports/GateReport.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci::cli {
 namespace {
@@ -29,7 +30,7 @@ using namespace dmci::gate;
 constexpr int kOk = 0, kFailed = 1, kUsage = 2;
 
 int usage(const std::string& message) {
-  std::cerr << "dmci check: " << message << "\n";
+  std::cerr << "dmci check: " << escapeControls(message, true) << "\n";
   return kUsage;
 }
 
@@ -41,16 +42,17 @@ std::string sci(const std::optional<double>& x) {
   return buf;
 }
 
-// One table row: name, status, the three gradient comparisons, time.
+// One table row: name, status, the three gradient comparisons, time. What came from the manifest (names, file
+// names, reasons quoting them) is printed with its control characters escaped.
 void printRow(const PairResult& r, size_t nameWidth) {
-  std::printf("%-*s  %-17s  %-12s %-12s %-12s %8.3fs\n", static_cast<int>(nameWidth), r.pair.name.c_str(),
-              verdictName(r.status), sci(r.errors.dmciVsDirect).c_str(), sci(r.errors.directVsFd).c_str(),
-              sci(r.errors.dmciVsFd).c_str(), r.seconds);
+  std::printf("%-*s  %-17s  %-12s %-12s %-12s %8.3fs\n", static_cast<int>(nameWidth),
+              escapeControls(r.pair.name).c_str(), verdictName(r.status), sci(r.errors.dmciVsDirect).c_str(),
+              sci(r.errors.directVsFd).c_str(), sci(r.errors.dmciVsFd).c_str(), r.seconds);
 }
 
 void printTable(const GateRun& run, bool quiet) {
   size_t width = 4;
-  for (const auto& r : run.results) width = std::max(width, r.pair.name.size());
+  for (const auto& r : run.results) width = std::max(width, escapeControls(r.pair.name).size());
   width = std::min<size_t>(width, 60);
   if (!quiet) {
     std::printf("%-*s  %-17s  %-12s %-12s %-12s %9s\n", static_cast<int>(width), "pair", "status", "dmci-direct",
@@ -59,8 +61,9 @@ void printTable(const GateRun& run, bool quiet) {
   }
   for (const auto& r : run.results) {
     if (r.status != Verdict::Fail) continue;
-    std::printf("\nFAIL %s (%s, expected %s)\n", r.pair.name.c_str(), r.pair.file.c_str(), expectName(r.pair.expect));
-    for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
+    std::printf("\nFAIL %s (%s, expected %s)\n", escapeControls(r.pair.name).c_str(),
+                escapeControls(r.pair.file).c_str(), expectName(r.pair.expect));
+    for (const auto& why : r.reasons) std::printf("  - %s\n", escapeControls(why).c_str());
   }
 }
 
@@ -84,20 +87,20 @@ void printSummary(const GateRun& run, const GateSummary& s) {
       std::snprintf(tol, sizeof tol, "%.0e", d.tolerance);
     std::printf("  %-16s median %-9s max %-9s (tolerance %s, %zu compared)", d.comparison.c_str(),
                 sci(d.median).c_str(), sci(d.max).c_str(), tol, d.errors.size());
-    if (!d.worst.empty()) std::printf("  worst: %s", d.worst.front().first.c_str());
+    if (!d.worst.empty()) std::printf("  worst: %s", escapeControls(d.worst.front().first).c_str());
     std::printf("\n");
   }
   std::printf("  slowest:");
   for (size_t k = 0; k < s.slowest.size() && k < 3; ++k)
-    std::printf("%s %s %.2fs", k ? "," : "", s.slowest[k].first.c_str(), s.slowest[k].second);
+    std::printf("%s %s %.2fs", k ? "," : "", escapeControls(s.slowest[k].first).c_str(), s.slowest[k].second);
   std::printf("\ngate: %s\n", s.passed ? "PASSED" : "FAILED");
 }
 
-// A single updating line on a terminal: "[k/n] name".
+// A single updating line on a terminal: "[k/n] name" (the name escaped: its bytes must not drive the terminal).
 std::function<void(size_t, size_t, const std::string&)> progressLine(bool enabled) {
   if (!enabled) return nullptr;
   return [](size_t done, size_t total, const std::string& name) {
-    std::fprintf(stderr, "\r[%zu/%zu] %s\x1b[K", done, total, name.c_str());
+    std::fprintf(stderr, "\r[%zu/%zu] %s\x1b[K", done, total, escapeControls(name).c_str());
     std::fflush(stderr);
   };
 }
@@ -263,7 +266,7 @@ int checkCommand(const CheckArgs& a) {
   auto written = reports::writeGateReports(run, summary, *from, {json, md, a.junit});
   if (!written) return usage(written.error().message);
   for (const auto& path : {json, md, a.junit})
-    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", path.c_str());
+    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", escapeControls(path).c_str());
   return summary.passed ? kOk : kFailed;
 }
 

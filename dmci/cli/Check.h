@@ -7,10 +7,10 @@ namespace dmci::cli {
 
 struct CheckArgs {
   std::string dir = "corpus";
-  // The reports; written to these defaults only by a full native run (the committed report), else only when
-  // --json/--md are given.
-  std::string json = "reports/published/gate.json";
-  std::string md = "reports/published/gate.md";
+  // The reports; written to these defaults (under reports/tmp/, which git ignores: `ci/gate --publish` refreshes
+  // the committed copies) only by a full native run, else only when --json/--md are given.
+  std::string json = "reports/tmp/gate.json";
+  std::string md = "reports/tmp/gate.md";
   bool jsonGiven = false, mdGiven = false;
   std::string junit;  // JUnit XML, when given
   std::string shard;  // "i/N"; empty: from the environment (cli/Shard.h), else the whole corpus

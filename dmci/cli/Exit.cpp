@@ -5,6 +5,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "syntax/TerminalText.h"
+
 namespace dmci::cli {
 
 int reportError(const Error& e, bool asJson) {
@@ -13,7 +15,7 @@ int reportError(const Error& e, bool asJson) {
     if (e.pos.known()) err["position"] = e.pos.str();
     std::cout << nlohmann::ordered_json{{"error", err}}.dump() << "\n";
   } else {
-    std::cerr << e.str() << "\n";
+    std::cerr << escapeControls(e.str(), true) << "\n";  // a message may quote input: no control bytes
   }
   return e.kind == ErrorKind::Usage ? kUsageError : kProgramError;
 }

@@ -23,6 +23,7 @@
 #include "smooth/Smooth.h"
 #include "support/AtomicFile.h"
 #include "support/Split.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci::cli {
 
@@ -212,7 +213,7 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
                  const nlohmann::ordered_json& extra = {}) {
   FitInfo info{a.program, a.data, a.target, a.optimizer, spec.loss.name(), a.engine, a.seed, std::nullopt};
   if (!model.fitted().unused.empty() && !a.quiet)
-    std::cerr << "dmci fit: warning: " << unusedWarning(model.fitted()) << "\n";
+    std::cerr << "dmci fit: warning: " << escapeControls(unusedWarning(model.fitted()), true) << "\n";
   if (spec.data) info.droppedRows = spec.data->dropped;
   if (!a.log.empty())
     if (auto ok = writeFileAtomically(a.log, curveCsv(r)); !ok) return reportError(ok.error(), a.json);
@@ -252,7 +253,7 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
     for (const auto& [k, v] : extra.items()) std::cout << k << ": " << v.dump() << "\n";
   }
   if (r.nonFinite) {
-    std::cerr << "dmci fit: " << r.stopMessage << "\n";
+    std::cerr << "dmci fit: " << escapeControls(r.stopMessage, true) << "\n";
     return kProgramError;
   }
   return kOk;
@@ -387,8 +388,8 @@ int fitCommand(FitArgs a) {
       auto t = readDataTable(a.data, a.dropNonFinite);
       if (!t) return reportError(t.error(), a.json);
       if (t->dropped && !a.quiet)
-        std::cerr << "dmci fit: dropped " << t->dropped << " row" << (t->dropped == 1 ? "" : "s") << " of " << a.data
-                  << " with a NaN or infinite cell (--drop-nonfinite)\n";
+        std::cerr << "dmci fit: dropped " << t->dropped << " row" << (t->dropped == 1 ? "" : "s") << " of "
+                  << escapeControls(a.data) << " with a NaN or infinite cell (--drop-nonfinite)\n";
       data = std::make_unique<DataTable>(std::move(*t));
     }
     ModelSpec spec = modelSpec(a, data.get());

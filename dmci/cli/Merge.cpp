@@ -1,5 +1,6 @@
-// `dmci merge REPORT.json ...`: reads the shards' reports, checks that they are one run's, each shard once, and
-// writes the merged report through the gate's or the campaign's own writers.
+// `dmci merge REPORT.json ...`: reads the shards' reports, checks that they are
+// one run's, each shard once, and writes the merged report through the gate's
+// or the campaign's own writers.
 #include "cli/Merge.h"
 
 #include <cstdio>
@@ -14,6 +15,8 @@
 #include "oracle/gate/Summary.h"
 #include "reports/FuzzReport.h"
 #include "reports/GateReport.h"
+#include "support/JsonParse.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci::cli {
 namespace {
@@ -27,32 +30,26 @@ struct MergeArgs {
   bool quiet = false;
 };
 
-// A report file as JSON; a syntax error is placed at its line and column.
-Result<json> readJson(const std::string& path) {
+// A report file as JSON; a syntax error or a number past double's range is
+// placed at its line and column.
+Result<json> readJson(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{ErrorKind::Io, "cannot read " + path, {}};
   std::string text(std::istreambuf_iterator<char>(in), {});
-  try {
-    return json::parse(text);
-  } catch (const json::parse_error& e) {
-    size_t end = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());
-    uint32_t line = 1, col = 1;
-    for (size_t k = 0; k < end; ++k) text[k] == '\n' ? (++line, col = 1) : ++col;
-    return Error{ErrorKind::Io, "not valid JSON (" + std::string(e.what()) + ")", SrcPos{internFile(path), line, col}};
-  }
+  return parseJsonText<json>(text, path, ErrorKind::Io);
 }
 
-int fail(const Error& e) {
-  std::cerr << "dmci merge: " << (e.pos.known() ? e.pos.str() + ": " : "") << e.message << "\n";
+int fail(const Error &e) {
+  std::cerr << "dmci merge: " << escapeControls((e.pos.known() ? e.pos.str() + ": " : "") + e.message, true) << "\n";
   return kFailed;
 }
 
-void printWritten(const MergeArgs& a) {
-  for (const auto& path : {a.json, a.md, a.junit})
-    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", path.c_str());
+void printWritten(const MergeArgs &a) {
+  for (const auto &path : {a.json, a.md, a.junit})
+    if (!a.quiet && !path.empty()) std::printf("wrote %s\n", escapeControls(path).c_str());
 }
 
-int mergeGate(const std::vector<json>& docs, const MergeArgs& a) {
+int mergeGate(const std::vector<json> &docs, const MergeArgs &a) {
   std::vector<reports::GateReportFile> shards;
   for (size_t k = 0; k < docs.size(); ++k) {
     auto r = reports::readGateReport(docs[k], a.reports[k]);
@@ -64,23 +61,25 @@ int mergeGate(const std::vector<json>& docs, const MergeArgs& a) {
   gate::GateSummary s = gate::summarize(merged->run);
   auto w = reports::writeGateReports(merged->run, s, merged->from, {a.json, a.md, a.junit});
   if (!w) {
-    std::cerr << "dmci merge: " << w.error().message << "\n";
+    std::cerr << "dmci merge: " << escapeControls(w.error().message, true) << "\n";
     return kUsage;
   }
-  for (const auto& r : merged->run.results)
+  for (const auto &r : merged->run.results)
     if (r.status == Verdict::Fail) {
-      std::printf("FAIL %s (%s)\n", r.pair.name.c_str(), r.pair.file.c_str());
-      for (const auto& why : r.reasons) std::printf("  - %s\n", why.c_str());
+      std::printf("FAIL %s (%s)\n", escapeControls(r.pair.name).c_str(), escapeControls(r.pair.file).c_str());
+      for (const auto &why : r.reasons) std::printf("  - %s\n", escapeControls(why).c_str());
     }
-  std::printf("merge: gate, %d shards (%s; corpus %s): %zu pairs: %zu pass, %zu fail, %zu nondifferentiable\n",
-              merged->from.shards, merged->from.build.c_str(), merged->from.input.c_str(), s.all.total, s.all.pass,
-              s.all.fail, s.all.nondifferentiable);
+  std::printf(
+      "merge: gate, %d shards (%s; corpus %s): %zu pairs: %zu pass, "
+      "%zu fail, %zu nondifferentiable\n",
+      merged->from.shards, merged->from.build.c_str(), merged->from.input.c_str(), s.all.total, s.all.pass, s.all.fail,
+      s.all.nondifferentiable);
   printWritten(a);
   std::printf("merge: %s\n", s.passed ? "PASSED" : "FAILED");
   return s.passed ? kPassed : kFailed;
 }
 
-int mergeFuzz(const std::vector<json>& docs, const MergeArgs& a) {
+int mergeFuzz(const std::vector<json> &docs, const MergeArgs &a) {
   std::vector<reports::FuzzReportFile> shards;
   for (size_t k = 0; k < docs.size(); ++k) {
     auto r = reports::readFuzzReport(docs[k], a.reports[k]);
@@ -90,16 +89,17 @@ int mergeFuzz(const std::vector<json>& docs, const MergeArgs& a) {
   size_t duplicates = 0;
   auto merged = reports::mergeFuzzReports(shards, &duplicates);
   if (!merged) return fail(merged.error());
-  const props::CampaignReport& r = merged->report;
+  const props::CampaignReport &r = merged->report;
   if (auto err = reports::writeFuzzReports(r, merged->from, {a.json, a.md, a.junit})) {
-    std::cerr << "dmci merge: " << *err << "\n";
+    std::cerr << "dmci merge: " << escapeControls(*err, true) << "\n";
     return kUsage;
   }
-  for (const auto& f : r.failures)
-    std::printf("FAIL case %llu (%s):\n%s\n", static_cast<unsigned long long>(f.index), f.property.c_str(),
-                props::describe(f.shrunk).c_str());
+  for (const auto &f : r.failures)
+    std::printf("FAIL case %llu (%s):\n%s\n", static_cast<unsigned long long>(f.index),
+                escapeControls(f.property).c_str(), escapeControls(props::describe(f.shrunk), true).c_str());
   std::printf(
-      "merge: fuzz, %d shards (%s; %s): %llu cases, %llu nondifferentiable, %llu failed (%zu distinct shrunk "
+      "merge: fuzz, %d shards (%s; %s): %llu cases, %llu nondifferentiable, "
+      "%llu failed (%zu distinct shrunk "
       "programs, %zu duplicates dropped)\n",
       merged->from.shards, merged->from.build.c_str(), merged->from.input.c_str(),
       static_cast<unsigned long long>(r.cases), static_cast<unsigned long long>(r.nondifferentiable),
@@ -109,10 +109,10 @@ int mergeFuzz(const std::vector<json>& docs, const MergeArgs& a) {
   return r.failed ? kFailed : kPassed;
 }
 
-int mergeCommand(const MergeArgs& a) {
+int mergeCommand(const MergeArgs &a) {
   std::vector<json> docs;
   std::vector<std::pair<std::string, reports::Provenance>> from;
-  for (const auto& path : a.reports) {
+  for (const auto &path : a.reports) {
     auto doc = readJson(path);
     if (!doc) return fail(doc.error());
     auto p = reports::provenanceFromJson(*doc, path);
@@ -126,11 +126,13 @@ int mergeCommand(const MergeArgs& a) {
 
 }  // namespace
 
-std::function<int()> addMergeCommand(CLI::App& app) {
+std::function<int()> addMergeCommand(CLI::App &app) {
   auto a = std::make_shared<MergeArgs>();
-  auto* c = app.add_subcommand("merge",
-                               "join the JSON reports of a sharded `dmci check` or `dmci fuzz` run into one report; "
-                               "fails on a missing or duplicated shard, mixed builds or inputs, or any failure");
+  auto *c = app.add_subcommand("merge",
+                               "join the JSON reports of a sharded `dmci "
+                               "check` or `dmci fuzz` run into one report; "
+                               "fails on a missing or duplicated shard, "
+                               "mixed builds or inputs, or any failure");
   c->add_option("reports", a->reports, "the shards' JSON reports (every shard of one run, once each)")->required();
   c->add_option("--json", a->json, "the merged JSON report");
   c->add_option("--md", a->md, "the merged Markdown report");

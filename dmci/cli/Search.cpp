@@ -23,6 +23,7 @@
 #include "search/SearchReport.h"
 #include "smooth/Smooth.h"
 #include "support/Split.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci::cli {
 
@@ -187,7 +188,7 @@ SearchEvents events(const SearchArgs& a) {
   bool terminal = !a.quiet && isatty(fileno(stderr));
   if (!a.quiet)
     ev.note = [terminal](const std::string& msg) {
-      std::fprintf(stderr, "%sdmci search: %s\n", terminal ? "\r\033[K" : "", msg.c_str());
+      std::fprintf(stderr, "%sdmci search: %s\n", terminal ? "\r\033[K" : "", escapeControls(msg, true).c_str());
     };
   if (!terminal) return ev;
   auto last = std::make_shared<std::chrono::steady_clock::time_point>();

@@ -17,6 +17,7 @@
 #include "cli/Run.h"
 #include "cli/Search.h"
 #include "cli/Version.h"
+#include "syntax/TerminalText.h"
 
 int main(int argc, char** argv) {
   using namespace dmci::cli;
@@ -50,7 +51,7 @@ int main(int argc, char** argv) {
     for (const auto& command : commands)
       if (int code = command(); code >= 0) return code;
   } catch (const UsageError& e) {
-    std::cerr << "dmci: " << e.message << "\n";
+    std::cerr << "dmci: " << dmci::escapeControls(e.message, true) << "\n";
     return kUsageError;
   } catch (const std::bad_alloc&) {  // a size the machine cannot hold (--samples, lanes): said, not an abort
     std::cerr << "dmci: out of memory: the run asked for more memory than this machine gives it\n";

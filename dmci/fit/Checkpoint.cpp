@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "support/JsonNumber.h"
+#include "support/JsonParse.h"
 
 namespace dmci::fit {
 
@@ -31,15 +32,26 @@ std::string unhex(const std::string& text) {
 }
 
 // Doubles as numbers, exactly (nlohmann writes the shortest text that reads back the same); non-finite as text.
-double number(const json& j) {
+double number(const json& j, const std::string& at) {
   if (j.is_number()) return j.get<double>();
-  return std::strtod(j.get<std::string>().c_str(), nullptr);
+  const std::string text = jsonAs<std::string>(j, at);
+  if (text != "inf" && text != "-inf" && text != "nan") throw JsonFieldError{at, "not a number"};
+  return std::strtod(text.c_str(), nullptr);
 }
 
-std::vector<double> numbers(const json& j) {
+std::vector<double> numbers(const json& j, const std::string& at) {
+  if (!j.is_array()) throw JsonFieldError{at, "not an array of numbers"};
   std::vector<double> out;
-  for (const auto& x : j) out.push_back(number(x));
+  for (size_t k = 0; k < j.size(); ++k) out.push_back(number(j[k], at + "/" + std::to_string(k)));
   return out;
+}
+
+// Member `key` of `o` (at `at`), which must be there.
+const json& member(const json& o, const std::string& at, const std::string& key) {
+  if (!o.is_object()) throw JsonFieldError{at.empty() ? "/" : at, "not an object"};
+  auto it = o.find(key);
+  if (it == o.end()) throw JsonFieldError{at + "/" + key, "missing"};
+  return *it;
 }
 
 json bestJson(const RestartBest& b) {
@@ -50,16 +62,38 @@ json bestJson(const RestartBest& b) {
   return j;
 }
 
-RestartBest bestOf(const json& j) {
+RestartBest bestOf(const json& j, const std::string& at) {
   RestartBest b;
-  b.u = numbers(j.at("u"));
-  b.loss = number(j.at("loss"));
-  b.found = j.at("found").get<bool>();
-  b.converged = j.at("converged").get<bool>();
-  b.iterations = j.at("iterations").get<int>();
-  b.stop = j.value("stop", ""), b.stopMessage = j.value("stop_message", "");
-  if (j.contains("holdout")) b.holdout = number(j.at("holdout"));
+  b.u = numbers(member(j, at, "u"), at + "/u");
+  b.loss = number(member(j, at, "loss"), at + "/loss");
+  b.found = jsonAt<bool>(j, at, "found");
+  b.converged = jsonAt<bool>(j, at, "converged");
+  b.iterations = jsonAt<int>(j, at, "iterations");
+  if (j.contains("stop")) b.stop = jsonAt<std::string>(j, at, "stop");
+  if (j.contains("stop_message")) b.stopMessage = jsonAt<std::string>(j, at, "stop_message");
+  if (j.contains("holdout")) b.holdout = number(j.at("holdout"), at + "/holdout");
   return b;
+}
+
+// One point of the loss curve: [restart, iteration, evaluations, seconds, loss, best, holdout or null].
+CurvePoint curvePoint(const json& c, const std::string& at) {
+  if (!c.is_array() || c.size() != 7) throw JsonFieldError{at, "not a curve point (an array of 7)"};
+  CurvePoint p{jsonAs<int>(c[0], at + "/0"),
+               jsonAs<int>(c[1], at + "/1"),
+               jsonAs<uint64_t>(c[2], at + "/2"),
+               number(c[3], at + "/3"),
+               number(c[4], at + "/4"),
+               number(c[5], at + "/5"),
+               std::nullopt};
+  if (!c[6].is_null()) p.holdout = number(c[6], at + "/6");
+  return p;
+}
+
+// The optimizer's bytes from their hex digits.
+std::string optimizerBytes(const std::string& text, const std::string& at) {
+  if (text.size() % 2 || text.find_first_not_of("0123456789abcdef") != std::string::npos)
+    throw JsonFieldError{at, "not hex digits"};
+  return unhex(text);
 }
 
 }  // namespace
@@ -96,36 +130,38 @@ Result<FitState> readCheckpoint(const std::string& path, const std::string& fing
   if (!in) return Error{ErrorKind::Io, "cannot read the checkpoint " + path, {}};
   std::ostringstream text;
   text << in.rdbuf();
+  auto doc = parseJsonText<json>(text.str(), path);
+  if (!doc) return doc.error();
+  const json& j = *doc;
+  const SrcPos at{internFile(path), 1, 1};
+  if (!j.is_object() || !j.contains("format") || j["format"] != kFormat)
+    return Error{ErrorKind::Usage, path + " is not a dmci fit checkpoint", at};
   try {
-    json j = json::parse(text.str());
-    if (j.value("format", "") != kFormat)
-      return Error{ErrorKind::Usage, path + " is not a dmci fit checkpoint", SrcPos{internFile(path), 1, 1}};
-    if (j.at("fingerprint").get<std::string>() != fingerprint)
+    if (jsonAt<std::string>(j, "", "fingerprint") != fingerprint)
       return Error{ErrorKind::Usage,
-                   path + " is the checkpoint of another fit (its program, data or settings differ from these)",
-                   SrcPos{internFile(path), 1, 1}};
+                   path + " is the checkpoint of another fit (its program, data or settings differ from these)", at};
     FitState s;
-    s.restart = j.at("restart").get<int>();
-    s.iteration = j.at("iteration").get<int>();
-    s.iterations = j.at("iterations").get<int>();
-    s.evaluations = j.at("evaluations").get<uint64_t>();
-    s.seconds = j.at("seconds").get<double>();
-    s.restartDone = j.at("restart_done").get<bool>();
-    s.current = bestOf(j.at("current"));
-    s.stale = j.at("stale").get<int>();
-    s.unchanged = j.at("unchanged").get<int>();
-    s.previous = numbers(j.at("previous"));
-    for (const auto& b : j.at("finished")) s.finished.push_back(bestOf(b));
-    for (const auto& c : j.at("curve")) {
-      CurvePoint p{
-          c[0].get<int>(), c[1].get<int>(), c[2].get<uint64_t>(), number(c[3]), number(c[4]), number(c[5]), {}};
-      if (!c[6].is_null()) p.holdout = number(c[6]);
-      s.curve.push_back(p);
-    }
-    s.optimizer = unhex(j.at("optimizer").get<std::string>());
+    s.restart = jsonAt<int>(j, "", "restart");
+    s.iteration = jsonAt<int>(j, "", "iteration");
+    s.iterations = jsonAt<int>(j, "", "iterations");
+    s.evaluations = jsonAt<uint64_t>(j, "", "evaluations");
+    s.seconds = jsonAt<double>(j, "", "seconds");
+    s.restartDone = jsonAt<bool>(j, "", "restart_done");
+    s.current = bestOf(member(j, "", "current"), "/current");
+    s.stale = jsonAt<int>(j, "", "stale");
+    s.unchanged = jsonAt<int>(j, "", "unchanged");
+    s.previous = numbers(member(j, "", "previous"), "/previous");
+    const json& finished = member(j, "", "finished");
+    if (!finished.is_array()) throw JsonFieldError{"/finished", "not an array"};
+    for (size_t k = 0; k < finished.size(); ++k)
+      s.finished.push_back(bestOf(finished[k], "/finished/" + std::to_string(k)));
+    const json& curve = member(j, "", "curve");
+    if (!curve.is_array()) throw JsonFieldError{"/curve", "not an array"};
+    for (size_t k = 0; k < curve.size(); ++k) s.curve.push_back(curvePoint(curve[k], "/curve/" + std::to_string(k)));
+    s.optimizer = optimizerBytes(jsonAt<std::string>(j, "", "optimizer"), "/optimizer");
     return s;
-  } catch (const nlohmann::json::exception& e) {
-    return Error{ErrorKind::Usage, path + " is not a readable checkpoint: " + e.what(), SrcPos{internFile(path), 1, 1}};
+  } catch (const JsonFieldError& e) {
+    return Error{ErrorKind::Usage, path + " is not a readable checkpoint: " + e.pointer + ": " + e.message, at};
   }
 }
 

@@ -118,11 +118,12 @@
                (cdr args) (cdr backs) ybar)))
 
 ;; Runs (f) under reset with n leaves: (value . adjoints) of its value, seeded with adjoint 1 (a tensor value:
-;; 1 in every entry, the gradient of the sum of its entries).
+;; 1 in every entry, the gradient of the sum of its entries). The value is the program's own: a list or pair
+;; holding duals (built inside a reset, say) comes back with each dual replaced by its number.
 (define (%l-run f n)
   ((reset (let ((out (f)))
             (lambda (serial)
-              (let ((v (%l-primal out)))
+              (let ((v (%l-strip out)))
                 (cons v (%l-add (cons '() 1) out (if (or (number? v) (not (%l-dual? out))) 1 (%l-fill v 1))))))))
    n))
 

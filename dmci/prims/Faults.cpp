@@ -6,10 +6,14 @@
 #include <stdexcept>
 #include <vector>
 
+#include "prims/FaultDecision.h"
+
 namespace dmci {
 namespace {
 
 std::atomic<bool> gPlanted{false};
+// A FaultDecision's answer on this thread: -1 none, else 0 or 1.
+thread_local int tDecision = -1;
 
 // One factor per primitive id, 1 unless planted; atomics, as a run in another thread may read them.
 std::vector<std::atomic<double>>& scales() {
@@ -38,7 +42,10 @@ void clearAdjointFaults() {
   for (auto& s : scales()) s.store(1.0);
 }
 
-bool adjointFaultPlanted() { return gPlanted.load(std::memory_order_acquire); }
+bool adjointFaultPlanted() { return tDecision >= 0 ? tDecision == 1 : gPlanted.load(std::memory_order_acquire); }
+
+FaultDecision::FaultDecision(bool planted) : previous_(tDecision) { tDecision = planted ? 1 : 0; }
+FaultDecision::~FaultDecision() { tDecision = previous_; }
 
 double plantedScale(int id) { return scales()[static_cast<size_t>(id)].load(std::memory_order_relaxed); }
 

@@ -5,7 +5,14 @@
 // from primitiveRows(), a replayer its rules from sweptRule(), each told once whether a fault is planted. Without
 // one, these are the primitive table's own rows and rules, so an ordinary run carries no fault code per operation;
 // with one, they are copies (defined beside the rules, in Elementary.cpp) whose partials carry the planted factor.
-// So a fault planted after an engine has prepared a program does not reach that program's runs.
+//
+// The rule: plant a fault before the program is prepared. A fault planted after an engine has prepared a program
+// does not reach that program's runs, on any thread: the machines an engine builds later for the same program (a
+// batch's extra threads, the replayers of traces recorded at its runs) follow the decision made at prepare
+// (FaultDecision.h); prepare the program again to run it with the fault. The factors themselves are read as the
+// runs go, so clearing the faults (or planting one on another primitive) after a faulty prepare changes what those
+// copies compute. The tensor engine's kernels ask adjointFaultPlanted() at each operation and do not follow it.
+// fault_decision_test shows the rule on the native and replay engines.
 #pragma once
 #include <string>
 

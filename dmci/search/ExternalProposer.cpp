@@ -1,5 +1,6 @@
 // Running the external proposer: a child in its own process group, its standard input fed and its standard
-// output and error drained at once (poll), killed at the deadline.
+// output and error drained at once (poll); the group is killed at the deadline, and with dmci on SIGINT or
+// SIGTERM (support/ChildGroups.h).
 #include "search/ExternalProposer.h"
 
 #include <fcntl.h>
@@ -14,6 +15,8 @@
 #include <csignal>
 #include <cstring>
 #include <nlohmann/json.hpp>
+
+#include "support/ChildGroups.h"
 
 namespace dmci::search {
 
@@ -49,19 +52,37 @@ Outcome runCommand(const std::string& command, const std::string& input, double 
     o.startError = std::string("cannot make pipes: ") + std::strerror(errno);
     return o;
   }
+  // SIGINT and SIGTERM held from the fork until the child's group is listed: a signal then finds it and kills it.
+  installChildGroupKiller();
+  sigset_t held, before;
+  sigemptyset(&held);
+  sigaddset(&held, SIGINT);
+  sigaddset(&held, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &held, &before);
   pid_t pid = fork();
   if (pid < 0) {
     o.startError = std::string("cannot fork: ") + std::strerror(errno);
+    pthread_sigmask(SIG_SETMASK, &before, nullptr);
+    for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) close(fd);
     return o;
   }
   if (pid == 0) {
     setpgid(0, 0);
+    for (int sig : {SIGINT, SIGTERM}) {  // dmci's handler is not the child's; a signal dmci ignores stays ignored
+      struct sigaction now {};
+      sigaction(sig, nullptr, &now);
+      if (now.sa_handler != SIG_IGN) signal(sig, SIG_DFL);
+    }
+    signal(SIGPIPE, SIG_DFL);  // askProposer ignores it in dmci, not in the command
+    sigprocmask(SIG_SETMASK, &before, nullptr);
     dup2(in[0], 0), dup2(out[1], 1), dup2(err[1], 2);
     for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]}) close(fd);
     execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
     _exit(127);
   }
   setpgid(pid, pid);
+  const int slot = listChildGroup(pid);
+  pthread_sigmask(SIG_SETMASK, &before, nullptr);
   close(in[0]), close(out[1]), close(err[1]);
   fcntl(in[1], F_SETFL, O_NONBLOCK);
   auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeoutSeconds);
@@ -105,6 +126,7 @@ Outcome runCommand(const std::string& command, const std::string& input, double 
   if (o.timedOut)
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+  unlistChildGroup(slot);
   o.status = status;
   return o;
 }

@@ -2,9 +2,10 @@
 // writes candidate programs on its standard output as a JSON array of strings. This is how a user plugs in any
 // LLM client (examples/proposers/openai_proposer.py is one) or a scripted stand-in.
 //
-// The command is time-limited: past the limit its whole process group is killed. A command that fails (it
-// cannot start, exits non-zero, is killed, or prints anything but a JSON array) gives an error in words, and the
-// search goes on with the built-in proposer. Array items that are not strings are reported one by one.
+// The command runs in a process group of its own and is time-limited: past the limit its whole group is killed,
+// and so it is when dmci gets SIGINT or SIGTERM (support/ChildGroups.h): nothing it started is left behind. A command
+// that fails (it cannot start, exits non-zero, is killed, or prints anything but a JSON array) gives an error in words,
+// and the search goes on with the built-in proposer. Array items that are not strings are reported one by one.
 #pragma once
 #include <string>
 #include <vector>

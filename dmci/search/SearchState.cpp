@@ -2,7 +2,10 @@
 #include "search/SearchState.h"
 
 #include <fstream>
+#include <iterator>
 #include <sstream>
+
+#include "support/JsonParse.h"
 
 namespace dmci::search {
 
@@ -10,21 +13,34 @@ using json = nlohmann::json;
 
 namespace {
 
-Member memberOf(const json& j) {
+// An array member of `o`, which must be there.
+const json& arrayAt(const json& o, const std::string& at, const std::string& key) {
+  if (!o.is_object()) throw JsonFieldError{at.empty() ? "/" : at, "not an object"};
+  auto it = o.find(key);
+  if (it == o.end() || !it->is_array()) throw JsonFieldError{at + "/" + key, "missing or not an array"};
+  return *it;
+}
+
+Member memberOf(const json& j, const std::string& at) {
   Member m;
-  auto forms = readForms(j.at("program").get<std::string>(), "state");
-  if (!forms) throw DmciError(forms.error());
+  auto forms = readForms(jsonAt<std::string>(j, at, "program"), "state");
+  if (!forms) throw JsonFieldError{at + "/program", forms.error().message};
   m.candidate.forms = std::move(*forms);
-  for (const auto& [name, v] : j.at("params").items()) m.candidate.params[name] = v.get<double>();
-  m.holdoutRmse = j.at("holdout_rmse"), m.trainRmse = j.at("train_rmse");
-  m.score = j.value("score", m.holdoutRmse);
-  m.complexity = j.at("complexity"), m.evaluation = j.at("evaluation");
+  auto params = j.find("params");
+  if (params == j.end() || !params->is_object()) throw JsonFieldError{at + "/params", "missing or not an object"};
+  for (const auto& [name, v] : params->items()) m.candidate.params[name] = jsonAs<double>(v, at + "/params/" + name);
+  m.holdoutRmse = jsonAt<double>(j, at, "holdout_rmse"), m.trainRmse = jsonAt<double>(j, at, "train_rmse");
+  m.score = j.contains("score") ? jsonAt<double>(j, at, "score") : m.holdoutRmse;
+  m.complexity = jsonAt<int>(j, at, "complexity"), m.evaluation = jsonAt<uint64_t>(j, at, "evaluation");
   return m;
 }
 
-std::vector<Failure> failuresOf(const json& j) {
+std::vector<Failure> failuresOf(const json& j, const std::string& at) {
   std::vector<Failure> out;
-  for (const auto& f : j) out.push_back({f.at("program"), f.at("error")});
+  for (size_t k = 0; k < j.size(); ++k) {
+    const std::string here = at + "/" + std::to_string(k);
+    out.push_back({jsonAt<std::string>(j[k], here, "program"), jsonAt<std::string>(j[k], here, "error")});
+  }
   return out;
 }
 
@@ -81,38 +97,54 @@ std::string stateText(const State& st, const std::string& fingerprint) {
 Result<bool> loadState(State& st, const std::string& path, const std::string& fingerprint) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error{ErrorKind::Io, "cannot read the search's state " + path + " (--resume)", {}};
-  json j = json::parse(in, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Error{ErrorKind::Usage, path + " is not a search's state", {}};
-  if (j.value("fingerprint", "") != fingerprint)
+  std::string text(std::istreambuf_iterator<char>(in), {});
+  auto doc = parseJsonText<json>(text, path);
+  if (!doc) return doc.error();
+  const json& j = *doc;
+  const SrcPos at{internFile(path), 1, 1};
+  if (!j.is_object()) return Error{ErrorKind::Usage, path + " is not a search's state", at};
+  if (!j.contains("fingerprint") || j["fingerprint"] != fingerprint)
     return Error{ErrorKind::Usage,
                  path +
                      " was saved by a search with other data, seed program or settings; resume it with the same "
                      "command line",
-                 {}};
-  return catchErrors([&] {
-    try {
-      std::istringstream rng(j.at("rng").get<std::string>());
-      rng >> st.rng;
-      st.evaluations = j.at("evaluations"), st.failed = j.at("failed"), st.generation = j.at("generation");
-      st.smoothed = j.value("smoothed", uint64_t{0});
-      st.seconds = j.at("seconds");
-      st.islands.clear();
-      for (const auto& island : j.at("islands")) {
-        st.islands.emplace_back();
-        for (const auto& m : island) st.islands.back().push_back(memberOf(m));
-      }
-      for (const auto& m : j.at("archive")) st.archive.offer(memberOf(m));
-      for (const auto& h : j.at("seen")) st.seen.insert(h.get<uint64_t>());
-      for (const auto& h : j.at("history")) st.history.emplace_back(h.at(0).get<uint64_t>(), h.at(1).get<double>());
-      for (const auto& f : failuresOf(j.at("failures"))) st.failures.push_back(f);
-      st.proposerFailures = failuresOf(j.at("proposer_failures"));
-      const auto& p = j.at("proposer");
-      st.proposer = {p.at(0), p.at(1), p.at(2), p.at(3)};
-    } catch (const json::exception& e) {
-      throw DmciError(ErrorKind::Usage, path + " is not a search's state: " + e.what());
+                 at};
+  try {
+    std::istringstream rng(jsonAt<std::string>(j, "", "rng"));
+    if (!(rng >> st.rng)) throw JsonFieldError{"/rng", "not a saved random-number generator"};
+    st.evaluations = jsonAt<uint64_t>(j, "", "evaluations"), st.failed = jsonAt<uint64_t>(j, "", "failed");
+    st.generation = jsonAt<uint64_t>(j, "", "generation");
+    st.smoothed = j.contains("smoothed") ? jsonAt<uint64_t>(j, "", "smoothed") : 0;
+    st.seconds = jsonAt<double>(j, "", "seconds");
+    st.islands.clear();
+    const json& islands = arrayAt(j, "", "islands");
+    for (size_t i = 0; i < islands.size(); ++i) {
+      const std::string here = "/islands/" + std::to_string(i);
+      if (!islands[i].is_array()) throw JsonFieldError{here, "not an array of members"};
+      st.islands.emplace_back();
+      for (size_t k = 0; k < islands[i].size(); ++k)
+        st.islands.back().push_back(memberOf(islands[i][k], here + "/" + std::to_string(k)));
     }
-    return true;
-  });
+    const json& archive = arrayAt(j, "", "archive");
+    for (size_t k = 0; k < archive.size(); ++k) st.archive.offer(memberOf(archive[k], "/archive/" + std::to_string(k)));
+    const json& seen = arrayAt(j, "", "seen");
+    for (size_t k = 0; k < seen.size(); ++k) st.seen.insert(jsonAs<uint64_t>(seen[k], "/seen/" + std::to_string(k)));
+    const json& history = arrayAt(j, "", "history");
+    for (size_t k = 0; k < history.size(); ++k) {
+      const std::string here = "/history/" + std::to_string(k);
+      if (!history[k].is_array() || history[k].size() != 2) throw JsonFieldError{here, "not [evaluation, rmse]"};
+      st.history.emplace_back(jsonAs<uint64_t>(history[k][0], here + "/0"), jsonAs<double>(history[k][1], here + "/1"));
+    }
+    for (const auto& f : failuresOf(arrayAt(j, "", "failures"), "/failures")) st.failures.push_back(f);
+    st.proposerFailures = failuresOf(arrayAt(j, "", "proposer_failures"), "/proposer_failures");
+    const json& p = arrayAt(j, "", "proposer");
+    if (p.size() != 4) throw JsonFieldError{"/proposer", "not [calls, failed calls, programs, scored]"};
+    st.proposer = {jsonAs<uint64_t>(p[0], "/proposer/0"), jsonAs<uint64_t>(p[1], "/proposer/1"),
+                   jsonAs<uint64_t>(p[2], "/proposer/2"), jsonAs<uint64_t>(p[3], "/proposer/3")};
+  } catch (const JsonFieldError& e) {
+    return Error{ErrorKind::Usage, path + " is not a search's state: " + e.pointer + ": " + e.message, at};
+  }
+  return true;
 }
 
 }  // namespace dmci::search

@@ -1,4 +1,5 @@
-// Datum constructors, structural equality and the printer whose output the reader reads back.
+// Datum constructors, structural equality, the printer whose output the reader reads back, and the escaping of
+// control characters it shares with escapeControls (TerminalText.h).
 #include "syntax/Datum.h"
 
 #include <bit>
@@ -8,6 +9,7 @@
 
 #include "syntax/Arena.h"
 #include "syntax/Reader.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci {
 namespace {
@@ -27,20 +29,29 @@ void appendHex(std::string& out, uint32_t v) {
 
 bool isControl(unsigned char c) { return c < 0x20 || c == 0x7F; }
 
-// Writes the body of a string or |symbol| literal, escaping `quote` and backslash.
-void appendEscaped(std::string& out, const std::string& s, char quote) {
-  for (char ch : s) {
+// Whether s[i] starts a C1 control character (U+0080 to U+009F) in UTF-8: a terminal may obey those as well.
+bool c1At(const std::string& s, size_t i) {
+  return static_cast<unsigned char>(s[i]) == 0xC2 && i + 1 < s.size() && static_cast<unsigned char>(s[i + 1]) >= 0x80 &&
+         static_cast<unsigned char>(s[i + 1]) <= 0x9F;
+}
+
+// Writes s with every control character (C0, DEL, C1) as an escape the reader reads back (\n, \t, \r,
+// \x1b;); with a quote, that quote and backslash are escaped too: the body of a string or |symbol| literal.
+void appendEscaped(std::string& out, const std::string& s, char quote, bool keepLines = false) {
+  for (size_t i = 0; i < s.size(); ++i) {
+    char ch = s[i];
     auto c = static_cast<unsigned char>(ch);
-    if (ch == quote || ch == '\\') {
+    if (quote && (ch == quote || ch == '\\')) {
       out += '\\';
       out += ch;
     } else if (ch == '\n') {
-      out += "\\n";
+      out += keepLines ? "\n" : "\\n";
     } else if (ch == '\t') {
       out += "\\t";
     } else if (ch == '\r') {
       out += "\\r";
-    } else if (isControl(c)) {
+    } else if (isControl(c) || c1At(s, i)) {
+      if (!isControl(c)) c = static_cast<unsigned char>(s[++i]);
       out += "\\x";
       appendHex(out, c);
       out += ';';
@@ -64,8 +75,8 @@ bool printsBare(const std::string& name) {
   bool plain = plainStart;
   for (size_t i = 0; plain && i < name.size(); ++i) plain = isPlainSymbolChar(name[i]);
   if (plain) return true;
-  for (char c : name)
-    if (isControl(static_cast<unsigned char>(c)) || c == '|') return false;
+  for (size_t i = 0; i < name.size(); ++i)
+    if (isControl(static_cast<unsigned char>(name[i])) || c1At(name, i) || name[i] == '|') return false;
   // Rare names (peculiar identifiers, non-ASCII, odd punctuation): ask the reader itself.
   auto r = readAll(name, "");
   return r.ok() && r.value().size() == 1 && r.value()[0]->kind == DatumKind::Symbol && r.value()[0]->text == name;
@@ -263,6 +274,13 @@ const std::string& Datum::head() const {
 std::string print(const Datum& d) {
   std::string out;
   printTo(out, d);
+  return out;
+}
+
+std::string escapeControls(const std::string& text, bool keepLines) {
+  std::string out;
+  out.reserve(text.size());
+  appendEscaped(out, text, '\0', keepLines);
   return out;
 }
 

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace dmci::testing {
 
@@ -37,6 +38,26 @@ inline std::string slurp(const std::filesystem::path& p) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Whether process `pid` is gone (or a zombie nobody has reaped yet).
+inline bool processGone(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string all;
+  if (!std::getline(stat, all)) return true;
+  const size_t close = all.rfind(')');
+  return close != std::string::npos && close + 2 < all.size() && all[close + 2] == 'Z';
+}
+
+// Waits (a hang guard of 10 s, polled) until every one of `pids` is gone; whether they all are.
+inline bool processesGone(const std::vector<pid_t>& pids) {
+  for (int k = 0; k < 200; ++k) {
+    bool all = true;
+    for (pid_t p : pids) all = all && processGone(p);
+    if (all) return true;
+    ::usleep(50000);
+  }
+  return false;
 }
 
 class CliFixture : public ::testing::Test {

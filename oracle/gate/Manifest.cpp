@@ -8,6 +8,8 @@
 #include <set>
 #include <sstream>
 
+#include "support/JsonParse.h"
+
 namespace dmci::gate {
 namespace {
 
@@ -169,16 +171,14 @@ std::vector<GatePair> parsePairs(const json& doc) {
 const char* expectName(Expect e) { return e == Expect::Pass ? "pass" : "nondifferentiable"; }
 
 Result<Manifest> parseManifest(const std::string& text, const std::string& dir, const std::string& path) {
-  json doc;
+  auto doc = parseJsonText<json>(text, path);
+  if (!doc) return doc.error();
   try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    return Error{ErrorKind::Usage, path + ": not valid JSON: " + e.what(), {}};
-  }
-  try {
-    return Manifest{dir, path, parsePairs(doc)};
+    return Manifest{dir, path, parsePairs(*doc)};
   } catch (const ManifestError& e) {
     return Error{ErrorKind::Usage, path + ": " + e.message, {}};
+  } catch (const nlohmann::json::exception& e) {  // a type the checks above missed: refused, never an abort
+    return Error{ErrorKind::Usage, path + ": " + jsonMessage(e), {}};
   }
 }
 

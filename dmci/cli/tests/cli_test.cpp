@@ -1,7 +1,10 @@
 // The dmci command-line tool, run as a process: its output, its files and its exit codes (0 ok, 1 program, 2 usage).
 #include <gtest/gtest.h>
+#include <pty.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -233,8 +236,48 @@ TEST_F(Cli, AFilteredCheckWritesNoReportUnlessAsked) {
   EXPECT_TRUE(fs::exists(dir / "part.json"));
   o = dmci("check c --quiet");
   ASSERT_EQ(o.code, 0) << o.err;
-  EXPECT_TRUE(fs::exists(dir / "reports/published/gate.json"));
-  EXPECT_TRUE(fs::exists(dir / "reports/published/gate.md"));
+  EXPECT_TRUE(fs::exists(dir / "reports/tmp/gate.json"));
+  EXPECT_TRUE(fs::exists(dir / "reports/tmp/gate.md"));
+  EXPECT_FALSE(fs::exists(dir / "reports/published"));  // the committed copies change only by ci/gate --publish
+}
+
+// What a terminal receives from `dmci ARGS` run in `dir` on a pseudo-terminal: standard output and error, to the end.
+std::string onTerminal(const fs::path& dir, const std::string& args) {
+  int terminal = -1;
+  const std::string command = "cd '" + dir.string() + "' && exec '" DMCI_BINARY_DIR "/dmci' " + args;
+  const pid_t pid = ::forkpty(&terminal, nullptr, nullptr, nullptr);
+  if (pid == 0) {
+    ::execl("/bin/sh", "sh", "-c", command.c_str(), static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  std::string seen;
+  char buf[4096];
+  for (ssize_t n; pid > 0 && ((n = ::read(terminal, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR));)
+    if (n > 0) seen.append(buf, static_cast<size_t>(n));
+  if (terminal >= 0) ::close(terminal);
+  int status = 0;
+  if (pid > 0) ::waitpid(pid, &status, 0);
+  return seen;
+}
+
+// A pair's name holding terminal controls (colour, the bell) reaches the terminal escaped: in the progress line
+// (shown on a terminal only), the table, the failure and the summary.
+TEST_F(Cli, CheckPrintsPairNamesWithTheirControlBytesEscaped) {
+  fs::create_directories(dir / "c");
+  write("c/a.scm", "(* x x)");
+  write(
+      "c/manifest.json",
+      R"({"version": 1, "pairs": [{"name": "ok/\u001b[31mred\u0007", "file": "a.scm", "family": "f", "bind": {"x": 2},)"
+      R"( "wrt": ["x"]}, {"name": "bad/\u001b]0;title\u0007", "file": "a.scm", "family": "f", "bind": {"x": 2},)"
+      R"( "wrt": ["x"], "closed_form": {"x": 5}}]})");
+  const std::string seen = onTerminal(dir, "check c --jobs 1 --json '' --md ''");
+  ASSERT_NE(seen.find("gate: FAILED"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("[1/2] "), std::string::npos) << "no progress line: " << seen;
+  EXPECT_EQ(seen.find("\x1b[31m"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find("\x1b]0;"), std::string::npos) << seen;
+  EXPECT_EQ(seen.find('\x07'), std::string::npos) << seen;
+  EXPECT_NE(seen.find("ok/\\x1b;[31mred\\x7;"), std::string::npos) << seen;
+  EXPECT_NE(seen.find("FAIL bad/\\x1b;]0;title\\x7;"), std::string::npos) << seen;
 }
 
 // --- a Scheme user's first minute: any value printed, -e and standard input, the engines ---
@@ -266,6 +309,29 @@ TEST_F(Cli, RunPrintsAnyValueAsASchemeDatumByEveryRoute) {
   }
   write("prog.scm", "(list (list 1 2) (list 'x \"y\") '())");
   EXPECT_EQ(dmci("run prog.scm").out, "((1 2) (x \"y\") ())\n");
+}
+
+// The lantern routes give the program's own values: a list built inside reset (the user's, or lantern.scm's
+// around the whole program) holds numbers, never lantern's dual numbers; gradients are those of direct.
+TEST_F(Cli, TheLanternRoutesReturnPlainValues) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"(reset (list x (* x 3)))", "(2 6)"},
+      {"(list x (cons (* x x) 1.5))", "(2 (4 . 1.5))"},
+      {"(reset (+ 1 (shift k (list (k x) (k 10)))))", "(3 11)"},
+  };
+  for (const auto& [src, want] : cases) {
+    write("prog.scm", src);
+    for (const char* via : {"direct", "lantern", "lantern-dmci"}) {
+      Outcome o = dmci(std::string("run prog.scm --bind x=2 --via ") + via);
+      ASSERT_EQ(o.code, 0) << src << " [" << via << "]: " << o.err;
+      EXPECT_EQ(o.out, want + "\n") << src << " [" << via << "]";
+    }
+  }
+  write("prog.scm", "(car (reset (list (* x x 3) x)))");
+  Outcome direct = dmci("grad prog.scm --bind x=2 --json");
+  Outcome lantern = dmci("grad prog.scm --bind x=2 --json --via lantern");
+  ASSERT_EQ(lantern.code, 0) << lantern.err;
+  EXPECT_EQ(lantern.out, direct.out);
 }
 
 TEST_F(Cli, MinusZeroKeepsItsSignInTheWrittenValueAndTheJson) {

@@ -249,6 +249,28 @@ TEST_F(MergeRefuses, AMergedReportOrAnUnreadableOne) {
   refused("s0.json nowhere.json s2.json", "cannot read nowhere.json");
 }
 
+// Whatever a report holds, merge refuses it in words and exits 1: never an abort, a hang or a billion lines.
+TEST_F(MergeRefuses, AReportOfWrongTypesOrNumbersPastRange) {
+  std::string text = slurp(dir / "s1.json");
+  const size_t at = text.find("\"seconds\": ");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, text.find_first_of(",\n}", at) - at, "\"seconds\": 1e999");
+  write("s1.json", text);
+  refused("s0.json s1.json s2.json", "s1.json:");
+  refused("s0.json s1.json s2.json", "a number past double's range");
+  ASSERT_EQ(checkShards("c", 3), std::vector<int>({0, 0, 0}));
+  edit("s1.json", [](json& r) { r["provenance"]["merged_shards"] = "0,1"; });
+  refused("s0.json s1.json s2.json", "s1.json: provenance.merged_shards: not an array of shard numbers");
+  ASSERT_EQ(checkShards("c", 3), std::vector<int>({0, 0, 0}));
+  edit("s1.json", [](json& r) { r["provenance"]["shard_count"] = 3.5; });
+  refused("s0.json s1.json s2.json", "s1.json: provenance.shard_count: missing or not a whole number in range");
+  edit("s1.json", [](json& r) { r["provenance"]["shard_count"] = int64_t{1} << 40; });
+  refused("s0.json s1.json s2.json", "s1.json: provenance.shard_count: missing or not a whole number in range");
+  ASSERT_EQ(checkShards("c", 3), std::vector<int>({0, 0, 0}));
+  edit("s0.json", [](json& r) { r["provenance"]["shard_count"] = 2147483647; });
+  refused("s0.json s1.json s2.json", "and 2147483636 more shards of 2147483647 are missing");
+}
+
 TEST_F(MergeRefuses, AShardThatLostPairs) {
   edit("s1.json", [](json& r) { r["pairs"].erase(r["pairs"].size() - 1); });
   refused("s0.json s1.json s2.json", "s1.json: shard 1/3 of 6 pairs holds 1 pairs, not 2");

@@ -168,6 +168,9 @@ Evaluation Evaluator::finishLantern(const Value& out) {
     for (double x : ev.tensor) ev.value += x;
   } else if (items[0].tag == Tag::Real) {
     ev.value = items[0].num;
+  } else if (opts_.anyValue && !opts_.gradient) {  // any value, plain (lantern.scm strips its duals): `dmci run`
+    ev.written = writeValue(rt_, items[0]);
+    ev.json = valueJson(rt_, items[0]);
   } else {
     throw DmciError(notANumberOrTensor(rt_.show(items[0]), valuePos_));
   }

@@ -11,6 +11,8 @@
 #include "driver/Engine.h"
 #include "driver/Program.h"
 #include "engines/native/Evaluator.h"
+#include "prims/FaultDecision.h"
+#include "prims/Faults.h"
 
 namespace dmci {
 namespace {
@@ -74,7 +76,8 @@ void runChunks(Evaluator& ev, const std::vector<std::vector<double>>& values, Wo
 
 class NativeRun final : public PreparedRun {
  public:
-  NativeRun(const PreparedProgram& p, const EvalOptions& opts) : prepared_(p), opts_(opts), first_(p, opts) {}
+  NativeRun(const PreparedProgram& p, const EvalOptions& opts)
+      : prepared_(p), opts_(opts), planted_(adjointFaultPlanted()), first_(p, opts) {}
   const Error* setupError() const { return first_.setupError(); }
 
   Result<Evaluation> run(const std::vector<double>& values) override { return first_.run(values); }
@@ -114,6 +117,7 @@ class NativeRun final : public PreparedRun {
     for (int t = 1; t < n; ++t)
       pool.emplace_back([&, t] {
         auto t1 = Clock::now();
+        FaultDecision prepared(planted_);  // this thread's machine follows first_'s, built at prepare
         Evaluator ev(prepared_, opts_);
         if (ev.setupError())
           w.fail(0, *ev.setupError());
@@ -143,6 +147,7 @@ class NativeRun final : public PreparedRun {
  private:
   PreparedProgram prepared_;
   EvalOptions opts_;
+  bool planted_;     // whether a fault was planted at prepare (prims/Faults.h): every thread's machine follows it
   Evaluator first_;  // runs single seeds, lane 0, and the first thread's chunks
 };
 

@@ -16,8 +16,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <mutex>
 #include <vector>
+
+#include "support/ChildGroups.h"
 
 extern char** environ;
 
@@ -59,58 +60,11 @@ std::vector<std::string> compilerWords() {
 
 std::string errnoText() { return std::strerror(errno); }
 
-// ---- the compiler children, killed with dmci ----
-// A compiler runs in a process group of its own (so a terminal's ^C does not reach it directly, and everything it
-// starts goes with it). Their groups are listed here; on SIGTERM or SIGINT the handler kills each group, then does
-// what dmci did with the signal before (the default: end; a handler: called).
-constexpr int kMaxChildren = 256;
-std::atomic<pid_t> children[kMaxChildren];
-struct sigaction previousAction[2];
-
-void killChildren(int sig, siginfo_t* info, void* context) {
-  const int saved = errno;
-  for (auto& c : children)
-    if (const pid_t g = c.load(); g > 0) ::kill(-g, SIGKILL);
-  const struct sigaction& old = previousAction[sig == SIGINT ? 0 : 1];
-  if (old.sa_flags & SA_SIGINFO) {
-    old.sa_sigaction(sig, info, context);
-  } else if (old.sa_handler == SIG_DFL) {
-    ::signal(sig, SIG_DFL);
-    ::raise(sig);  // delivered when this handler returns: dmci ends as it would have
-  } else if (old.sa_handler != SIG_IGN) {
-    old.sa_handler(sig);
-  }
-  errno = saved;
-}
-
-void installKillHandler() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    const int sigs[2] = {SIGINT, SIGTERM};
-    for (int k = 0; k < 2; ++k) {
-      ::sigaction(sigs[k], nullptr, &previousAction[k]);
-      if (!(previousAction[k].sa_flags & SA_SIGINFO) && previousAction[k].sa_handler == SIG_IGN) continue;
-      struct sigaction sa {};
-      sa.sa_sigaction = killChildren;
-      sa.sa_flags = SA_SIGINFO | SA_RESTART;
-      sigemptyset(&sa.sa_mask);
-      ::sigaction(sigs[k], &sa, nullptr);
-    }
-  });
-}
-
-int listChild(pid_t g) {
-  for (int k = 0; k < kMaxChildren; ++k) {
-    pid_t none = 0;
-    if (children[k].compare_exchange_strong(none, g)) return k;
-  }
-  return -1;  // more compilers at once than slots: this one is not killed with dmci (it ends by itself)
-}
-
+// ---- the compiler children, killed with dmci (support/ChildGroups.h) ----
 // Runs argv (no shell) in a process group of its own, its standard output and error captured; the wait status,
 // or -1 (with `out` saying why) when it could not start.
 int runCompiler(const std::vector<std::string>& argv, std::string& out) {
-  installKillHandler();
+  installChildGroupKiller();
   int pipeFds[2];
   if (::pipe2(pipeFds, O_CLOEXEC) != 0) {
     out = "cannot make a pipe: " + errnoText();
@@ -141,7 +95,7 @@ int runCompiler(const std::vector<std::string>& argv, std::string& out) {
   pthread_sigmask(SIG_BLOCK, &all, &before);
   pid_t pid = 0;
   const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), environ);
-  const int slot = rc == 0 ? listChild(pid) : -1;
+  const int slot = rc == 0 ? listChildGroup(pid) : -1;
   pthread_sigmask(SIG_SETMASK, &before, nullptr);
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
@@ -164,7 +118,7 @@ int runCompiler(const std::vector<std::string>& argv, std::string& out) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
-  if (slot >= 0) children[slot].store(0);
+  unlistChildGroup(slot);
   return status;
 }
 

@@ -7,6 +7,7 @@
 #include <cstring>
 
 #include "engines/replay/ReplayRun.h"
+#include "prims/FaultDecision.h"
 
 namespace dmci {
 namespace replay {
@@ -170,6 +171,7 @@ std::optional<Error> ReplayRun::replayAll(const LaneIn& in, size_t lanes, const 
 Result<LaneEvaluation> ReplayRun::interpretAll(const std::vector<std::vector<double>>& values, int64_t laneCount,
                                                Tally& tally) {
   if (!nativeLanes_) {
+    FaultDecision prepared(planted_);
     auto run = nativeEngine().prepare(prepared_, opts_);
     if (!run) return run.error();
     nativeLanes_ = std::move(*run);
@@ -202,6 +204,7 @@ void ReplayRun::shape(LaneEvaluation& out, size_t lanes) const {
 }
 
 Result<Evaluation> ReplayRun::rerun(const std::vector<double>& seed, Tally& tally) {
+  FaultDecision prepared(planted_);  // the replayer, batch trace or compiled trace made here follows native_'s machine
   gradientSkipped_ = false;
   if (traces_.size() >= kMaxTraces || notReplayable_ > 0) return native_.run(seed);
   replay::Trace t;

@@ -18,6 +18,7 @@
 #include "engines/replay/BatchTrace.h"
 #include "engines/replay/Compiled.h"
 #include "engines/replay/Replay.h"
+#include "prims/Faults.h"
 
 namespace dmci::replay {
 
@@ -47,7 +48,12 @@ struct LaneOut {
 class ReplayRun final : public PreparedRun {
  public:
   ReplayRun(const PreparedProgram& p, const EvalOptions& opts, bool compiled, replay::BatchLoader loader = {})
-      : prepared_(p), opts_(opts), native_(p, recordingOptions(opts)), compile_(compiled), loader_(std::move(loader)) {}
+      : prepared_(p),
+        opts_(opts),
+        planted_(adjointFaultPlanted()),
+        native_(p, recordingOptions(opts)),
+        compile_(compiled),
+        loader_(std::move(loader)) {}
   const Error* setupError() const { return native_.setupError(); }
 
   Result<Evaluation> run(const std::vector<double>& values) override;
@@ -66,6 +72,9 @@ class ReplayRun final : public PreparedRun {
  private:
   PreparedProgram prepared_;
   EvalOptions opts_;
+  // Whether a fault was planted at prepare (prims/Faults.h): the replayers made from later recordings and the native
+  // run a batch prepares later follow it, as native_'s machine, built now, does.
+  bool planted_;
   Evaluator native_;  // records traces, and interprets the lanes no trace takes
   std::vector<std::unique_ptr<replay::Replayer>> traces_;
   // The compiled engine: each trace built as C++ (null where the trace cannot be emitted: the replayer runs it).

@@ -9,7 +9,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -756,6 +758,46 @@ TEST(FitDriver, AResumeFromAnotherFitsCheckpointIsRefused) {
   auto r = runFit(*f.model, s);
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("is the checkpoint of another fit"), std::string::npos) << r.error().str();
+  std::remove(path.c_str());
+}
+
+// A checkpoint whose fields have the wrong type, a fraction where a count goes, a short curve point or a number past
+// double's range is refused by --resume as a usage error naming the field (a JSON pointer) or its place in the text.
+TEST(FitDriver, AResumeFromACheckpointOfWrongTypesIsRefusedNamingTheField) {
+  std::string path = ::testing::TempDir() + "/fit_driver_types.json";
+  DataFit f("(* amp (exp (- (* b t))) (cos (* w t)))", oscillatorCsv(50), {{"amp", 1.4}, {"b", 0.4}, {"w", 1.19}});
+  FitSettings s;
+  s.steps = 2, s.checkpoint = path, s.fingerprint = "one";
+  ASSERT_TRUE(runFit(*f.model, s).ok());
+  std::ifstream in(path);
+  const std::string good((std::istreambuf_iterator<char>(in)), {});
+  const auto doc = nlohmann::ordered_json::parse(good);
+  auto changed = [&](const std::function<void(nlohmann::ordered_json&)>& change) {
+    auto j = doc;
+    change(j);
+    return j.dump();
+  };
+  const std::string seconds = "\"seconds\":" + doc["seconds"].dump();
+  ASSERT_NE(good.find(seconds), std::string::npos) << good;
+  std::string overflow = good;
+  overflow.replace(good.find(seconds), seconds.size(), "\"seconds\":1e999");
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {changed([](auto& j) { j["restart"] = 2.5; }), "/restart: not a whole number in range"},
+      {changed([](auto& j) { j["current"]["found"] = "yes"; }), "/current/found: not true or false"},
+      {changed([](auto& j) { j["curve"] = nlohmann::ordered_json::parse("[[0, 0, 1]]"); }),
+       "/curve/0: not a curve point"},
+      {changed([](auto& j) { j["evaluations"] = -1; }), "/evaluations: not a whole number in range"},
+      {overflow, "fit_driver_types.json:1:" + std::to_string(good.find(seconds) + 11) +
+                     ": usage-error: a number past double's range"},
+  };
+  s.resume = true;
+  for (const auto& [text, message] : cases) {
+    std::ofstream(path) << text;
+    auto r = runFit(*f.model, s);
+    ASSERT_FALSE(r.ok()) << message;
+    EXPECT_EQ(r.error().kind, ErrorKind::Usage) << r.error().str();
+    EXPECT_NE(r.error().str().find(message), std::string::npos) << r.error().str();
+  }
   std::remove(path.c_str());
 }
 

@@ -1,13 +1,18 @@
 // `dmci search` as a process: its outputs (--json, --out), resume from --out, the external-proposer protocol
 // driven by scripted proposers (dmci/search/tests/proposers/), and the bad inputs it refuses.
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "testing/CliFixture.h"
 
@@ -118,6 +123,82 @@ TEST_F(SearchCli, AProposerPastItsTimeIsKilledAndTheSearchGoesOn) {
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_NE(o.err.find("the proposer did not answer within 0.3 s and was killed"), std::string::npos) << o.err;
   EXPECT_LT(seconds, 10);
+}
+
+// --resume refuses a state.json of wrong types or numbers past range, naming the field (a JSON pointer) or its place.
+TEST_F(SearchCli, AResumeFromAStateOfWrongTypesIsRefusedNamingTheField) {
+  ASSERT_EQ(dmci(search("--evals 30 --out run --quiet")).code, 0);
+  const std::string good = slurp(dir / "run/state.json");
+  const json state = json::parse(good);
+  auto refused = [&](const std::string& text, const std::string& message) {
+    write("run/state.json", text);
+    Outcome o = dmci(search("--evals 70 --resume run --quiet"));
+    EXPECT_EQ(o.code, 2) << message << ": " << o.err;
+    EXPECT_NE(o.err.find(message), std::string::npos) << o.err;
+  };
+  json j = state;
+  j["evaluations"] = -1;
+  refused(j.dump(1), "/evaluations: not a whole number in range");
+  j = state;
+  j["islands"] = json::parse(R"([[{"program": 5}]])");
+  refused(j.dump(1), "/islands/0/0/program: not a string");
+  j = state;
+  j["proposer"] = json::array({1, 2});
+  refused(j.dump(1), "/proposer: not [calls, failed calls, programs, scored]");
+  std::string overflow = good;
+  const size_t at = good.find("\"seconds\": ");
+  ASSERT_NE(at, std::string::npos);
+  overflow.replace(at, good.find_first_of(",\n}", at) - at, "\"seconds\": 1e999");
+  size_t line = 1 + static_cast<size_t>(std::count(good.begin(), good.begin() + static_cast<long>(at), '\n'));
+  refused(overflow, "state.json:" + std::to_string(line) + ":");
+  refused(overflow, "a number past double's range");
+}
+
+// The pids stuck.sh recorded: the proposer's shell, then its sleeping child.
+std::vector<pid_t> stuckPids(const fs::path& dir) {
+  return {std::stoi(slurp(dir / "proposer.pid")), std::stoi(slurp(dir / "child.pid"))};
+}
+
+// Past its time the proposer's whole group is killed: the shell and the child it started.
+TEST_F(SearchCli, AProposerPastItsTimeLeavesNoProcessBehind) {
+  Outcome o = dmci(
+      search("--evals 12 --islands 1 --children 4 --proposer 'sh " + kProposers + "stuck.sh' --proposer-timeout 0.5"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  ASSERT_TRUE(fs::exists(dir / "proposer.pid")) << o.err;
+  const std::vector<pid_t> pids = stuckPids(dir);
+  EXPECT_TRUE(dmci::testing::processesGone(pids)) << "left running: " << pids[0] << ", " << pids[1];
+  for (pid_t p : pids)
+    if (!dmci::testing::processGone(p)) ::kill(p, SIGKILL);
+}
+
+// A search ended by SIGTERM or SIGINT (dmci's default: end) takes its proposer and what it started with it.
+TEST_F(SearchCli, ASearchKilledBySignalLeavesNoProposerBehind) {
+  for (int sig : {SIGTERM, SIGINT}) {
+    fs::remove(dir / "proposer.pid");
+    const std::string command = this->command(search("--evals 1000000 --islands 1 --children 4 --proposer 'sh " +
+                                                     kProposers + "stuck.sh' --proposer-timeout 600 --quiet"),
+                                              "exec ");
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::signal(SIGINT, SIG_DFL);  // as a shell starts a foreground command
+      ::signal(SIGTERM, SIG_DFL);
+      ::execl("/bin/sh", "sh", "-c", (command + " >/dev/null 2>&1").c_str(), static_cast<char*>(nullptr));
+      ::_exit(127);
+    }
+    for (int k = 0; k < 600 && !fs::exists(dir / "proposer.pid"); ++k) ::usleep(50000);  // a hang guard
+    if (!fs::exists(dir / "proposer.pid")) ::kill(pid, SIGKILL);
+    ASSERT_TRUE(fs::exists(dir / "proposer.pid")) << "the proposer never started";
+    const std::vector<pid_t> pids = stuckPids(dir);
+    ::kill(pid, sig);
+    int status = 0;
+    ASSERT_EQ(::waitpid(pid, &status, 0), pid);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == sig) << "status " << status;
+    EXPECT_TRUE(dmci::testing::processesGone(pids))
+        << "signal " << sig << ": left running: " << pids[0] << ", " << pids[1];
+    for (pid_t p : pids)
+      if (!dmci::testing::processGone(p)) ::kill(p, SIGKILL);
+  }
 }
 
 TEST_F(SearchCli, ABadSeedProgramIsAnErrorAtItsPosition) {

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "syntax/Datum.h"
+#include "syntax/TerminalText.h"
 
 namespace dmci {
 namespace {
@@ -384,6 +385,18 @@ TEST(Printer, PrintsReadableForms) {
   EXPECT_EQ(print(sym("a b")), "|a b|");
   EXPECT_EQ(print(sym("list->vector")), "list->vector");
   EXPECT_EQ(print(sym("...")), "...");
+}
+
+// What reaches a terminal from input: control characters (C0, DEL, C1 in UTF-8) escaped, the rest kept as it is.
+TEST(Printer, EscapeControlsLeavesNoControlByteForATerminal) {
+  EXPECT_EQ(escapeControls("ok/\x1b[31mred\x07\n\t\r\x7f"), "ok/\\x1b;[31mred\\x7;\\n\\t\\r\\x7f;");
+  EXPECT_EQ(escapeControls("csi\xc2\x9b"
+                           "2J"),
+            "csi\\x9b;2J");
+  EXPECT_EQ(escapeControls("caf\xc3\xa9 a\\b \"q\" \xc2\xa0"), "caf\xc3\xa9 a\\b \"q\" \xc2\xa0");
+  // The printer escapes the same characters in a string, and reads them back.
+  EXPECT_EQ(print(Datum::string("\x1b\xc2\x85")), "\"\\x1b;\\x85;\"");
+  EXPECT_TRUE(equalDatum(*Datum::string("\x1b\xc2\x85"), *readOne(print(Datum::string("\x1b\xc2\x85")))));
 }
 
 // A printed datum must read back as an equal datum.

@@ -141,6 +141,45 @@ TEST(Manifest, DuplicateNamesAreAnError) {
   EXPECT_FALSE(parseManifest(manifestWith(kGoodPair + ", " + kGoodPair), "d", "d/manifest.json"));
 }
 
+// A number past double's range ends no run: a usage error at its line and column, like a syntax error.
+TEST(Manifest, ANumberPastDoublesRangeOrBadSyntaxIsAUsageErrorAtItsPlace) {
+  auto m = parseManifest(
+      "{\"version\": 1, \"pairs\": [{\"name\": \"a/1\", \"file\": \"a.scm\",\n"
+      "  \"family\": \"f\", \"bind\": {\"x\": 1e999}, \"wrt\": [\"x\"]}]}",
+      "d", "d/manifest.json");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().kind, ErrorKind::Usage);
+  EXPECT_EQ(m.error().str().rfind("d/manifest.json:2:32: usage-error: a number past double's range: ", 0), 0u)
+      << m.error().str();
+  m = parseManifest("{\"version\": 1,\n \"pairs\" []}", "d", "d/manifest.json");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().str().rfind("d/manifest.json:2:10: usage-error: not valid JSON: ", 0), 0u) << m.error().str();
+}
+
+// Each field of the wrong type is refused, naming the pair and the field.
+TEST(Manifest, AFieldOfTheWrongTypeNamesThePairAndTheField) {
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {R"("bind": [1], "wrt": [])", "pair 1 (a/1): 'bind' must be an object of numbers"},
+      {R"("bind": {"x": "1"}, "wrt": [])", "pair 1 (a/1): 'bind.x' must be a number"},
+      {R"("bind": {"x": 1}, "wrt": "x")", "pair 1 (a/1): 'wrt' must be an array of strings"},
+      {R"("bind": {"x": 1}, "wrt": [1])", "pair 1 (a/1): 'wrt' must be an array of strings"},
+      {R"("bind": {"x": 1}, "wrt": [], "literals": 1)", "pair 1 (a/1): 'literals' must be true or false"},
+      {R"("bind": {"x": 1}, "wrt": [], "closed_value": "9")", "pair 1 (a/1): 'closed_value' must be a number"},
+      {R"("bind": {"x": 1}, "wrt": [], "lanes": {"x": [1, "2"]})", "'lanes.x' must be an array of at least two"},
+      {R"("bind": {"x": 1}, "wrt": [], "routes": "dmci")", "pair 1 (a/1): 'routes' must be an array of strings"},
+  };
+  for (const auto& [fields, message] : cases) {
+    auto m = parseManifest(manifestWith(R"({"name": "a/1", "file": "a.scm", "family": "f", )" + fields + "}"), "d",
+                           "d/manifest.json");
+    ASSERT_FALSE(m) << fields;
+    EXPECT_EQ(m.error().kind, ErrorKind::Usage) << fields;
+    EXPECT_NE(m.error().message.find(message), std::string::npos) << fields << ": " << m.error().message;
+  }
+  auto m = parseManifest(R"({"version": 1, "pairs": {"a": 1}})", "d", "d/manifest.json");
+  ASSERT_FALSE(m);
+  EXPECT_EQ(m.error().message, "d/manifest.json: 'pairs' must be an array");
+}
+
 TEST(Manifest, AMissingManifestIsAnIoError) {
   auto m = loadManifest(kCorpus + "/no-such-dir");
   ASSERT_FALSE(m);
