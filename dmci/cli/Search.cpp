@@ -49,6 +49,8 @@ struct SearchArgs {
   int smoothStages = 3;
   bool smoothDea = false;
   std::string engine = "replay";
+  double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
+  bool noSnap = false;
   bool json = false, quiet = false;
   std::string out, resume;
 };
@@ -161,6 +163,11 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   }
   s.score.smoothSigma = a.smooth, s.score.smoothStages = a.smoothStages, s.score.smoothDea = a.smoothDea;
   s.proposer = a.proposer, s.proposerTimeout = a.proposerTimeout, s.proposerEvery = a.proposerEvery;
+  if (!(a.pickWindow >= 1)) throw UsageError{"--pick-window: at least 1 (the lowest loss itself)"};
+  if (!(a.pickFloor >= 0)) throw UsageError{"--pick-floor: at least 0"};
+  if (!(a.snapTolerance >= 0)) throw UsageError{"--snap-tolerance: at least 0"};
+  s.pick = {a.pickWindow, a.pickFloor};
+  s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
   if (!a.resume.empty()) {
@@ -218,18 +225,22 @@ int searchCommand(const SearchArgs& a) {
     auto r = runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
     if (!r) return reportError(r.error(), a.json);
-    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient, a.smooth};
+    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient, a.smooth, settings.pick};
     std::string dir = !a.out.empty() ? a.out : a.resume;
     if (!dir.empty())
       if (auto ok = writeSearchOutputs(dir, *r, info); !ok) return reportError(ok.error(), a.json);
     if (a.json) {
       std::cout << searchJson(*r, info).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (r->found) {
-      std::cout << "best (score " << r->best.score << ", held-out RMSE " << r->best.holdoutRmse << ", complexity "
-                << r->best.complexity << "):\n"
-                << bestProgram(*r, info) << "front:\n";
-      for (const auto& m : r->front)
-        std::cout << "  " << m.complexity << "  " << m.score << "  " << printForms(m.candidate.forms);
+      const Member& pick = picked(*r);
+      std::cout << "best (the front's pick: score " << pick.score << ", held-out RMSE " << pick.holdoutRmse
+                << ", complexity " << pick.complexity << "):\n"
+                << bestProgram(*r, info) << "front (complexity, score, gain per node):\n";
+      for (size_t k = 0; k < r->front.size(); ++k) {
+        const Member& m = r->front[k];
+        std::cout << (k == r->pick.index ? "* " : "  ") << m.complexity << "  " << m.score << "  " << r->pick.gain[k]
+                  << "  " << printForms(m.candidate.forms);
+      }
       std::cout << r->evaluations << " evaluations (" << r->failed << " failed) in " << r->seconds << " s\n";
       if (a.smooth > 0)
         std::cout << r->smoothed << " candidates kept the fit that went through their smoothed program\n";
@@ -313,6 +324,18 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "on the training rows is kept (counted as smoothed_fits in --json)");
   cmd->add_option("--smooth-stages", a.smoothStages, "--smooth: the stages")->capture_default_str();
   cmd->add_flag("--smooth-dea", a.smoothDea, "--smooth: each comparison's width SIGMA |grad d| (see dmci grad)");
+  cmd->add_option("--pick-window", a.pickWindow,
+                  "the final pick (PySR's rule): among the front members whose loss (MSE) is within this factor of "
+                  "the lowest, the one whose loss fell most per node against the next simpler member")
+      ->capture_default_str();
+  cmd->add_option("--pick-floor", a.pickFloor,
+                  "the pick: errors below this fraction of the target's spread count as equal (the fit's precision)")
+      ->capture_default_str();
+  cmd->add_option("--snap-tolerance", a.snapTolerance,
+                  "a constant of the pick snaps to a simple form (p/q, pi, e, square roots) when the refit score "
+                  "rises by at most this fraction")
+      ->capture_default_str();
+  cmd->add_flag("--no-snap", a.noSnap, "report the pick's constants as fitted only");
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
   cmd->add_option("--out", a.out,

@@ -66,7 +66,13 @@ class Loop {
         break;
       }
     }
-    return result();
+    SearchResult r = result();
+    if (r.found && s_.snap) {
+      SnapSettings snap = s_.snapping;
+      snap.floor = s_.pick.floor * t_.spread;
+      r.snapped = snapConstants(t_, s_.score, picked(r), snap, s_.seed * 1000003u + st_.evaluations);
+    }
+    return r;
   }
 
  private:
@@ -234,6 +240,12 @@ class Loop {
     SearchResult r;
     if (const Member* b = st_.archive.best()) r.best = *b, r.found = true;
     r.front = paretoFront(st_.archive.members());
+    if (r.found) {
+      r.pick = pickFromFront(r.front, s_.pick, t_.spread);
+      const Member& p = picked(r);
+      r.snapped.candidate = p.candidate, r.snapped.score = p.score;
+      r.snapped.holdoutRmse = p.holdoutRmse, r.snapped.trainRmse = p.trainRmse;
+    }
     r.evaluations = st_.evaluations, r.failed = st_.failed, r.generations = st_.generation;
     r.smoothed = st_.smoothed;
     r.seconds = seconds(), r.history = st_.history, r.proposer = st_.proposer;
@@ -282,6 +294,8 @@ std::string proposerPrompt(const Task& task, const SearchSettings& s, const std:
       {"failures", failuresJson(failures)}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
+
+const Member& picked(const SearchResult& r) { return r.front.at(r.pick.index); }
 
 Result<SearchResult> runSearch(const Task& task, const SearchSettings& settings, const Candidate& seed,
                                const SearchEvents& events) {

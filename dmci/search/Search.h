@@ -21,7 +21,9 @@
 
 #include "search/Archive.h"
 #include "search/BuiltinProposer.h"
+#include "search/Pick.h"
 #include "search/Score.h"
+#include "search/Snap.h"
 
 namespace dmci::search {
 
@@ -41,6 +43,9 @@ struct SearchSettings {
   std::string stateFile;    // written after every generation when given
   bool resume = false;      // start from stateFile
   std::string fingerprint;  // names the search's inputs and settings in its state
+  PickRule pick;            // the final pick from the front (search/Pick.h)
+  bool snap = true;         // snap the pick's constants to simple forms at the end (search/Snap.h)
+  SnapSettings snapping;
 };
 
 struct Failure {
@@ -52,9 +57,11 @@ struct ProposerCounts {
 };
 
 struct SearchResult {
-  Member best;
+  Member best;         // the lowest score (what --goal and the history follow)
   bool found = false;  // some candidate scored
   std::vector<Member> front;
+  FrontPick pick;   // the final pick: front[pick.index] (when found)
+  Snapped snapped;  // the pick with its constants snapped (after the last generation, with SearchSettings::snap)
   uint64_t evaluations = 0, failed = 0, generations = 0;
   uint64_t smoothed = 0;  // candidates whose kept fit went through their smoothed program (--smooth)
   double seconds = 0;
@@ -66,6 +73,9 @@ struct SearchEvents {
   std::function<void(const SearchResult&)> generation;  // after every generation
   std::function<void(const std::string&)> note;         // the external proposer's failures, in words
 };
+
+// The picked member (the front's knee, search/Pick.h); r.found must hold.
+const Member& picked(const SearchResult& r);
 
 // Runs the search from `seed` (its named parameters start at their values in seed.params).
 Result<SearchResult> runSearch(const Task& task, const SearchSettings& settings, const Candidate& seed,

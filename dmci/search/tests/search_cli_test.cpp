@@ -60,6 +60,25 @@ TEST_F(SearchCli, JsonHasTheBestProgramTheFrontAndTheCounts) {
   EXPECT_TRUE(j.at("seconds").is_number());
 }
 
+TEST_F(SearchCli, TheBestIsTheFrontsPickAndTheJsonSaysWhy) {
+  Outcome o = dmci(search("--evals 60 --json --quiet"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  const json& front = j.at("pareto");
+  size_t at = j.at("pick").at("index");
+  ASSERT_LT(at, front.size());
+  EXPECT_EQ(j.at("best").at("program"), front[at].at("program"));
+  double threshold = j.at("pick").at("threshold"), gain = front[at].at("gain");
+  EXPECT_LE(front[at].at("loss").get<double>(), threshold);
+  for (const auto& m : front) {
+    if (m.at("loss").get<double>() > threshold) continue;
+    EXPECT_LE(m.at("gain").get<double>(), gain) << m.at("program");
+  }
+  EXPECT_LE(j.at("lowest").at("score").get<double>(), j.at("best").at("score").get<double>());
+  EXPECT_TRUE(j.at("best").at("snapped").contains("program"));
+  EXPECT_FALSE(j.at("pick").at("why").get<std::string>().empty());
+}
+
 TEST_F(SearchCli, OutWritesTheBestProgramTheFrontAndThePlots) {
   Outcome o = dmci(search("--evals 40 --out run --quiet"));
   ASSERT_EQ(o.code, 0) << o.err;

@@ -259,6 +259,93 @@ TEST(SearchScore, ScoringEveryRowPoolsTheFittedAndTheHeldOutErrors) {
   EXPECT_NE(every.score, every.holdoutRmse);
 }
 
+// --- snapping the pick's constants ---
+
+TEST(SearchSnap, TheSimplestFormNearAConstantComesFirst) {
+  EXPECT_EQ(print(simpleConstantsNear(3.14159265, 1e-3).front().form), "(acos -1)");
+  EXPECT_EQ(print(simpleConstantsNear(0.6065306597, 1e-6).front().form), "(exp -0.5)");
+  EXPECT_EQ(print(simpleConstantsNear(0.3989422804, 1e-6).front().form), "(sqrt (/ 1 (* 2 (acos -1))))");
+  EXPECT_EQ(print(simpleConstantsNear(-0.33333331, 1e-6).front().form), "(/ -1 3)");
+  EXPECT_TRUE(simpleConstantsNear(1234.5678, 1e-6).empty());
+}
+
+// y = K t^2 on 40 rows, one in four held out.
+struct Quadratic {
+  fit::DataTable data;
+  Task task;
+  explicit Quadratic(double k) {
+    data.path = "quad.csv", data.names = {"t", "y"}, data.columns.resize(2);
+    for (int i = 0; i < 40; ++i) {
+      double t = 0.1 + 0.05 * i;
+      data.columns[0].push_back(t), data.columns[1].push_back(k * t * t);
+      data.lines.push_back(static_cast<uint32_t>(i + 2));
+      (i % 4 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+    }
+    task.data = &data, task.target = "y", task.vars = {"t"}, task.spread = k * 4;
+  }
+};
+
+Member scored(const Task& task, const std::string& program) {
+  ScoreSettings settings;
+  settings.iterations = 30;
+  Score s = scoreCandidate(task, settings, candidate(program), 1);
+  EXPECT_TRUE(s.ok) << s.error;
+  return {s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, 1, s.score};
+}
+
+SnapSettings snapSettings(const Task& task) {
+  SnapSettings s;
+  s.floor = PickRule{}.floor * task.spread;
+  return s;
+}
+
+TEST(SearchSnap, PiIsSnappedWhenTheLossHolds) {
+  Quadratic q(M_PI);
+  Member m = scored(q.task, "(* 3.1 (* t t))");
+  ASSERT_NEAR(m.candidate.value().items[1].number, M_PI, 1e-8);
+  Snapped s = snapConstants(q.task, ScoreSettings{}, m, snapSettings(q.task), 1);
+  ASSERT_EQ(s.constants.size(), 1u);
+  EXPECT_EQ(print(s.candidate.value()), "(* (acos -1) (* t t))");
+  EXPECT_EQ(s.constants[0].where, "literal 1");
+  EXPECT_LT(s.score, 1e-9);
+}
+
+TEST(SearchSnap, AConstantNearPiButNotPiIsLeftAsFitted) {
+  Quadratic q(3.1416);  // 7e-6 from pi: fixed at pi, the error rises far past the tolerance
+  Member m = scored(q.task, "(* 3.1 (* t t))");
+  Snapped s = snapConstants(q.task, ScoreSettings{}, m, snapSettings(q.task), 1);
+  EXPECT_TRUE(s.constants.empty());
+  EXPECT_EQ(print(s.candidate.value()), print(m.candidate.value()));
+  EXPECT_GE(s.tried, 1);
+}
+
+TEST(SearchSnap, EachSnappedConstantLeavesTheOthersRefitted) {
+  // y = 1.5 e^(-t/2) cos(t), found as (* a (exp (* b t)) (cos (* c t))) with a written after b and c: a's start is
+  // off by 2%, so only a refit after b and c are fixed finds it.
+  fit::DataTable data;
+  Task task;
+  data.path = "decay.csv", data.names = {"t", "y"}, data.columns.resize(2);
+  for (int i = 0; i < 60; ++i) {
+    double t = 0.1 * i;
+    data.columns[0].push_back(t), data.columns[1].push_back(1.5 * std::exp(-0.5 * t) * std::cos(t));
+    data.lines.push_back(static_cast<uint32_t>(i + 2));
+    (i % 5 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+  }
+  task.data = &data, task.target = "y", task.vars = {"t"}, task.params = {"a"}, task.spread = 2;
+  ScoreSettings settings;
+  settings.iterations = 30;
+  Score fitted = scoreCandidate(task, settings, candidate("(* (exp (* -0.4 t)) (cos (* 1.1 t)) a)", {{"a", 1}}), 1);
+  ASSERT_TRUE(fitted.ok) << fitted.error;
+  ASSERT_LT(fitted.score, 1e-8);
+  Member m{fitted.fitted, fitted.holdoutRmse, fitted.trainRmse, fitted.complexity, 1, fitted.score};
+  m.candidate.params["a"] *= 1.02;
+  m.score = fitted.score;
+  Snapped s = snapConstants(task, settings, m, snapSettings(task), 1);
+  ASSERT_EQ(s.constants.size(), 3u) << print(s.candidate.value());
+  EXPECT_EQ(print(s.candidate.value()), "(* (exp (* -0.5 t)) (cos (* 1 t)) 1.5)");
+  EXPECT_EQ(s.constants[2].where, "a");
+}
+
 // --- the search ---
 
 SearchSettings small(uint64_t evals, int jobs) {
