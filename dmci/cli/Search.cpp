@@ -49,6 +49,7 @@ struct SearchArgs {
   int smoothStages = 3;
   bool smoothDea = false;
   std::string engine = "replay";
+  std::string canon = "ginac";
   double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
   bool noSnap = false;
   bool json = false, quiet = false;
@@ -167,6 +168,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   if (!(a.pickFloor >= 0)) throw UsageError{"--pick-floor: at least 0"};
   if (!(a.snapTolerance >= 0)) throw UsageError{"--snap-tolerance: at least 0"};
   s.pick = {a.pickWindow, a.pickFloor};
+  s.canon = a.canon == "hash" ? CanonKind::Hash : CanonKind::Ginac;
   s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
@@ -175,7 +177,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
   std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" +
-                    a.group + "\x1f" + a.score;
+                    a.group + "\x1f" + a.score + "\x1f" + a.canon;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
   for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
@@ -225,7 +227,9 @@ int searchCommand(const SearchArgs& a) {
     auto r = runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
     if (!r) return reportError(r.error(), a.json);
-    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient, a.smooth, settings.pick};
+    SearchInfo info{
+        a.data,        a.target, a.seedProgram, a.seed,
+        !a.noGradient, a.smooth, settings.pick, settings.canon == CanonKind::Hash ? "hash" : canonicalBackend()};
     std::string dir = !a.out.empty() ? a.out : a.resume;
     if (!dir.empty())
       if (auto ok = writeSearchOutputs(dir, *r, info); !ok) return reportError(ok.error(), a.json);
@@ -324,6 +328,11 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "on the training rows is kept (counted as smoothed_fits in --json)");
   cmd->add_option("--smooth-stages", a.smoothStages, "--smooth: the stages")->capture_default_str();
   cmd->add_flag("--smooth-dea", a.smoothDea, "--smooth: each comparison's width SIGMA |grad d| (see dmci grad)");
+  cmd->add_option("--canon", a.canon,
+                  "how candidates are known as one: ginac (their algebraic normal form, by the plugin "
+                  "dmci-canon-ginac.so; without it, the hash) or hash (their S-expression, + and * unordered)")
+      ->check(CLI::IsMember({"ginac", "hash"}))
+      ->capture_default_str();
   cmd->add_option("--pick-window", a.pickWindow,
                   "the final pick (PySR's rule): among the front members whose loss (MSE) is within this factor of "
                   "the lowest, the one whose loss fell most per node against the next simpler member")

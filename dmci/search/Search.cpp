@@ -35,6 +35,14 @@ struct Pending {
 
 int hashDigits(const SearchSettings& s) { return s.score.gradient ? 2 : 12; }
 
+// A candidate's key (search/Canon.h): with gradients its literals are fitted, so their values make no structure.
+uint64_t keyOf(const Candidate& c, const SearchSettings& s, State& st) {
+  if (c.forms.size() > 1) return canonicalHash(c.value(), hashDigits(s));  // definitions: the hash of the value
+  CanonicalKey k = canonicalKey(c.value(), s.canon, s.score.gradient ? 0 : 12, hashDigits(s));
+  if (k.algebraic) ++st.algebraicKeys;
+  return k.key;
+}
+
 class Loop {
  public:
   Loop(const Task& t, const SearchSettings& s, const Candidate& seed, const SearchEvents& ev)
@@ -50,7 +58,7 @@ class Loop {
       st_.rng.seed(s_.seed);
       st_.islands.assign(static_cast<size_t>(std::max(1, s_.islands)), {});
       std::vector<Pending> first{{seed_, 0, false}};
-      st_.seen.insert(canonicalHash(seed_.value(), hashDigits(s_)));
+      st_.seen.insert(keyOf(seed_, s_, st_));
       take(first, scoreAll(first));
       for (size_t i = 1; i < st_.islands.size(); ++i) st_.islands[i] = st_.islands[0];
     }
@@ -116,8 +124,8 @@ class Loop {
     std::vector<Pending> batch;
     std::set<uint64_t> inBatch;
     auto fresh = [&](const Candidate& c) {
-      uint64_t h = canonicalHash(c.value(), hashDigits(s_));
-      if (st_.seen.count(h) || inBatch.count(h)) return false;
+      uint64_t h = keyOf(c, s_, st_);
+      if (st_.seen.count(h) || inBatch.count(h)) return ++st_.duplicates, false;
       inBatch.insert(h);
       return true;
     };
@@ -133,7 +141,7 @@ class Loop {
       }
     if (!s_.proposer.empty() && st_.generation % static_cast<uint64_t>(std::max(1, s_.proposerEvery)) == 0)
       askExternal(batch, fresh);
-    for (const auto& p : batch) st_.seen.insert(canonicalHash(p.candidate.value(), hashDigits(s_)));
+    for (const auto& p : batch) st_.seen.insert(keyOf(p.candidate, s_, st_));
     uint64_t before = st_.evaluations;
     take(batch, scoreAll(batch));
     ++st_.generation;
@@ -208,7 +216,7 @@ class Loop {
         continue;
       }
       Member m{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, st_.evaluations, s.score};
-      st_.seen.insert(canonicalHash(m.candidate.value(), hashDigits(s_)));
+      st_.seen.insert(keyOf(m.candidate, s_, st_));
       const Member* before = st_.archive.best();
       double bestBefore = before ? before->score : INFINITY;
       st_.archive.offer(m);
@@ -248,6 +256,7 @@ class Loop {
     }
     r.evaluations = st_.evaluations, r.failed = st_.failed, r.generations = st_.generation;
     r.smoothed = st_.smoothed;
+    r.duplicates = st_.duplicates, r.algebraicKeys = st_.algebraicKeys;
     r.seconds = seconds(), r.history = st_.history, r.proposer = st_.proposer;
     return r;
   }

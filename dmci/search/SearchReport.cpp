@@ -102,6 +102,7 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
           {"gradient", info.gradient},
           {"smooth",
            info.smoothSigma > 0 ? ojson{{"sigma", info.smoothSigma}, {"smoothed_fits", r.smoothed}} : ojson(nullptr)},
+          {"canon", {{"keys", info.canon}, {"algebraic_keys", r.algebraicKeys}, {"duplicates", r.duplicates}}},
           {"history", history},
           {"proposer",
            {{"calls", r.proposer.calls},

@@ -16,6 +16,7 @@ struct SearchInfo {
   bool gradient = true;
   double smoothSigma = 0;  // --smooth (0: off)
   PickRule pick;           // the rule the pick followed
+  std::string canon;       // the candidates' keys: "ginac", "hash", or why not ginac
 };
 
 // {"best": the pick {"program", "holdout_rmse", "train_rmse", "complexity", "params", "snapped"}, "pick": the rule

@@ -65,6 +65,8 @@ std::string stateText(const State& st, const std::string& fingerprint) {
             {"rng", rng.str()},
             {"evaluations", st.evaluations},
             {"smoothed", st.smoothed},
+            {"duplicates", st.duplicates},
+            {"algebraic_keys", st.algebraicKeys},
             {"failed", st.failed},
             {"generation", st.generation},
             {"seconds", st.seconds},
@@ -95,6 +97,7 @@ Result<bool> loadState(State& st, const std::string& path, const std::string& fi
       rng >> st.rng;
       st.evaluations = j.at("evaluations"), st.failed = j.at("failed"), st.generation = j.at("generation");
       st.smoothed = j.value("smoothed", uint64_t{0});
+      st.duplicates = j.value("duplicates", uint64_t{0}), st.algebraicKeys = j.value("algebraic_keys", uint64_t{0});
       st.seconds = j.at("seconds");
       st.islands.clear();
       for (const auto& island : j.at("islands")) {

@@ -79,6 +79,19 @@ TEST_F(SearchCli, TheBestIsTheFrontsPickAndTheJsonSaysWhy) {
   EXPECT_FALSE(j.at("pick").at("why").get<std::string>().empty());
 }
 
+TEST_F(SearchCli, CanonNamesTheKeysItUsed) {
+  Outcome hash = dmci(search("--evals 30 --json --quiet --canon hash"));
+  ASSERT_EQ(hash.code, 0) << hash.err;
+  EXPECT_EQ(json::parse(hash.out).at("canon").at("keys"), "hash");
+  EXPECT_EQ(json::parse(hash.out).at("canon").at("algebraic_keys"), 0);
+#ifdef DMCI_HAVE_GINAC
+  Outcome ginac = dmci(search("--evals 30 --json --quiet"));
+  ASSERT_EQ(ginac.code, 0) << ginac.err;
+  EXPECT_EQ(json::parse(ginac.out).at("canon").at("keys"), "ginac");
+  EXPECT_GT(json::parse(ginac.out).at("canon").at("algebraic_keys").get<int>(), 0);
+#endif
+}
+
 TEST_F(SearchCli, OutWritesTheBestProgramTheFrontAndThePlots) {
   Outcome o = dmci(search("--evals 40 --out run --quiet"));
   ASSERT_EQ(o.code, 0) << o.err;

@@ -47,6 +47,52 @@ TEST(SearchHash, OperandsOfPlusAndTimesAreUnorderedButNotOfMinus) {
   EXPECT_NE(canonicalHash(read("(- (sin t) a)"), 2), canonicalHash(read("(- a (sin t))"), 2));
 }
 
+// --- the canonical key (GiNaC's normal form, else the hash) ---
+
+uint64_t algebraKey(const std::string& text) { return canonicalKey(read(text), CanonKind::Ginac, 0, 2).key; }
+
+TEST(SearchCanon, EquivalentProgramsHaveOneKey) {
+#ifndef DMCI_HAVE_GINAC
+  GTEST_SKIP() << "built without GiNaC";
+#endif
+  EXPECT_EQ(algebraKey("(* a (/ x y))"), algebraKey("(/ (* x a) y)"));
+  EXPECT_EQ(algebraKey("(* t t)"), algebraKey("(square t)"));
+  EXPECT_EQ(algebraKey("(/ (* a x) (* a y))"), algebraKey("(/ x y)"));
+  EXPECT_EQ(algebraKey("(* (+ x 1.5) (+ x 2))"), algebraKey("(+ (* x x) (* 3.5 x) 3)"));
+  // Literals are fitted: (* 2.5 (* 3 t)) is one fitted constant times t, as (* 4 t) is.
+  EXPECT_EQ(algebraKey("(* 2.5 (* 3 t))"), algebraKey("(* 4 t)"));
+  EXPECT_TRUE(canonicalKey(read("(- (- x))"), CanonKind::Ginac, 0, 2).algebraic);
+}
+
+TEST(SearchCanon, DifferentLawsHaveDifferentKeys) {
+#ifndef DMCI_HAVE_GINAC
+  GTEST_SKIP() << "built without GiNaC";
+#endif
+  EXPECT_NE(algebraKey("(- x y)"), algebraKey("(- y x)"));
+  EXPECT_NE(algebraKey("(sin t)"), algebraKey("(cos t)"));
+  EXPECT_NE(algebraKey("(+ t t)"), algebraKey("(* 2.5 t)"));  // (+ t t) has no constant to fit
+  EXPECT_NE(algebraKey("(* a t)"), algebraKey("(* b t)"));
+}
+
+TEST(SearchCanon, TheTextSortsOperandsByTheirOwnText) {
+#ifndef DMCI_HAVE_GINAC
+  GTEST_SKIP() << "built without GiNaC";
+#endif
+  EXPECT_EQ(canonicalAlgebraText(read("(+ (* b y) (exp (* 0.5 x)))"), 0), "(+ (* |b| |y|) (exp (* #c |x|)))");
+  EXPECT_EQ(canonicalAlgebraText(read("(* 0.5 x)"), 3), "(* 5.00e-01 |x|)");
+}
+
+TEST(SearchCanon, AProgramTheAlgebraDoesNotTakeKeepsTheHash) {
+  Expr branch = read("(if (< t 1.5) t (* 2 t))");
+  EXPECT_FALSE(canonicalAlgebraText(branch, 0).has_value());
+  CanonicalKey k = canonicalKey(branch, CanonKind::Ginac, 0, 2);
+  EXPECT_FALSE(k.algebraic);
+  EXPECT_EQ(k.key, canonicalHash(branch, 2));
+  CanonicalKey hashed = canonicalKey(read("(* a (/ x y))"), CanonKind::Hash, 0, 2);
+  EXPECT_FALSE(hashed.algebraic);
+  EXPECT_NE(hashed.key, canonicalKey(read("(/ (* x a) y)"), CanonKind::Hash, 0, 2).key);
+}
+
 // --- the built-in proposer ---
 
 Grammar grammar() {
