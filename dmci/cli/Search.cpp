@@ -51,7 +51,7 @@ struct SearchArgs {
   std::string engine = "replay";
   std::string canon = "ginac";
   double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
-  bool noSnap = false;
+  bool noSnap = false, noProbe = false;
   bool json = false, quiet = false;
   std::string out, resume;
 };
@@ -169,7 +169,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   if (!(a.snapTolerance >= 0)) throw UsageError{"--snap-tolerance: at least 0"};
   s.pick = {a.pickWindow, a.pickFloor};
   s.canon = a.canon == "hash" ? CanonKind::Hash : CanonKind::Ginac;
-  s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance;
+  s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance, s.probe = !a.noProbe;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
   if (!a.resume.empty()) {
@@ -180,8 +180,9 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
                     a.group + "\x1f" + a.score + "\x1f" + a.canon;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
-  for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
-                      static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea)})
+  for (long long x :
+       {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
+        static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea), static_cast<int>(a.noProbe)})
     all += "\x1f" + std::to_string(x);
   all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
   char buf[20];
@@ -345,6 +346,9 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "rises by at most this fraction")
       ->capture_default_str();
   cmd->add_flag("--no-snap", a.noSnap, "report the pick's constants as fitted only");
+  cmd->add_flag("--no-probe", a.noProbe,
+                "start from the seed alone: no monomial c x1^e1 x2^e2 ... read off a log-log least-squares fit "
+                "of the data (the power-law probe) joins the first generation");
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
   cmd->add_option("--out", a.out,

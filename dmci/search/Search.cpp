@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "search/ExternalProposer.h"
+#include "search/Probe.h"
 #include "search/SearchState.h"
 #include "support/AtomicFile.h"
 
@@ -59,8 +60,16 @@ class Loop {
       st_.islands.assign(static_cast<size_t>(std::max(1, s_.islands)), {});
       std::vector<Pending> first{{seed_, 0, false}};
       st_.seen.insert(keyOf(seed_, s_, st_));
+      if (s_.probe)
+        for (auto& c : powerLawProbes(t_)) {
+          uint64_t key = keyOf(c, s_, st_);
+          if (!st_.seen.insert(key).second) continue;
+          for (const auto& [name, v] : seed_.params) c.params.emplace(name, v);
+          first.push_back({std::move(c), first.size() % st_.islands.size(), false});
+        }
       take(first, scoreAll(first));
-      for (size_t i = 1; i < st_.islands.size(); ++i) st_.islands[i] = st_.islands[0];
+      for (size_t i = 1; i < st_.islands.size(); ++i)
+        if (st_.islands[i].empty()) st_.islands[i] = st_.islands[0];
     }
     secondsBefore_ = st_.seconds;
     for (int barren = 0; !finished();) {

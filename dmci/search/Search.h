@@ -46,6 +46,7 @@ struct SearchSettings {
   std::string fingerprint;             // names the search's inputs and settings in its state
   CanonKind canon = CanonKind::Ginac;  // candidates' keys: algebraic normal forms when the plugin is there
   PickRule pick;                       // the final pick from the front (search/Pick.h)
+  bool probe = true;                   // the power-law probe's programs join the first generation (search/Probe.h)
   bool snap = true;                    // snap the pick's constants to simple forms at the end (search/Snap.h)
   SnapSettings snapping;
 };

@@ -1,5 +1,5 @@
-// dmci search in-process: the canonical hash, the built-in proposer's edits, a candidate's score (fitted,
-// failed for each reason), and the search's determinism and resume.
+// dmci search in-process: the canonical keys, the built-in proposer's edits, a candidate's score (fitted,
+// failed for each reason), snapped constants, the power-law probe, and the search's determinism and resume.
 #include "search/Search.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,7 @@
 
 #include "driver/Program.h"
 #include "fit/Literals.h"
+#include "search/Probe.h"
 
 namespace {
 
@@ -390,6 +391,50 @@ TEST(SearchSnap, EachSnappedConstantLeavesTheOthersRefitted) {
   ASSERT_EQ(s.constants.size(), 3u) << print(s.candidate.value());
   EXPECT_EQ(print(s.candidate.value()), "(* (exp (* -0.5 t)) (cos (* 1 t)) 1.5)");
   EXPECT_EQ(s.constants[2].where, "a");
+}
+
+// --- the power-law probe ---
+
+// y = LAW(x1, x2, x3) on 80 rows of positive variables, one in four held out.
+struct ThreeVariables {
+  fit::DataTable data;
+  Task task;
+  explicit ThreeVariables(const std::function<double(double, double, double)>& law) {
+    data.path = "three.csv", data.names = {"x1", "x2", "x3", "y"}, data.columns.resize(4);
+    std::mt19937_64 rng(5);
+    std::uniform_real_distribution<double> u(1, 5);
+    for (int i = 0; i < 80; ++i) {
+      double x1 = u(rng), x2 = u(rng), x3 = u(rng);
+      data.columns[0].push_back(x1), data.columns[1].push_back(x2), data.columns[2].push_back(x3);
+      data.columns[3].push_back(law(x1, x2, x3));
+      data.lines.push_back(static_cast<uint32_t>(i + 2));
+      (i % 4 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+    }
+    task.data = &data, task.target = "y", task.vars = {"x1", "x2", "x3"}, task.spread = 10;
+  }
+};
+
+TEST(SearchProbe, AMonomialLawIsReadOffTheData) {
+  ThreeVariables d([](double x1, double x2, double x3) { return 2.5 * x1 * x1 / (x2 * std::sqrt(x3)); });
+  std::vector<Candidate> probes = powerLawProbes(d.task);
+  ASSERT_EQ(probes.size(), 2u);  // the powers rounded to integers (x3^-1), then to halves (x3^-1/2)
+  std::vector<std::string> shapes;
+  for (const auto& p : probes) {
+    Expr shape = p.value();
+    shape.items[1].items[1] = Expr::num(1);  // the constant, whatever the log-log fit made it
+    shapes.push_back(print(shape));
+  }
+  EXPECT_EQ(shapes[0], "(/ (* 1 x1 x1) (* x2 x3))");
+  EXPECT_EQ(shapes[1], "(/ (* 1 x1 x1) (* x2 (sqrt x3)))");
+  Score s = scoreCandidate(d.task, ScoreSettings{}, probes[1], 1);
+  ASSERT_TRUE(s.ok) << s.error;
+  EXPECT_LT(s.score, 1e-9);
+  EXPECT_GT(scoreCandidate(d.task, ScoreSettings{}, probes[0], 1).score, 1e-3);
+}
+
+TEST(SearchProbe, NoProbeWhereTheTargetChangesSign) {
+  ThreeVariables d([](double x1, double x2, double) { return x1 - x2; });
+  EXPECT_TRUE(powerLawProbes(d.task).empty());
 }
 
 // --- the search ---
