@@ -4,7 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
+#include <map>
 #include <numeric>
 
 namespace dmci::search {
