@@ -2,6 +2,7 @@
 #include "search/Canon.h"
 
 #include <mutex>
+#include <unordered_map>
 
 #include "support/Plugin.h"
 
@@ -11,11 +12,16 @@ namespace {
 
 constexpr const char* kPlugin = "dmci-canon-ginac.so";
 
+// Keys already made, by the program's exact text and the digits: a search proposes many a program again (the
+// children it then does not score), and asks the key of a candidate more than once.
+constexpr size_t kMemoMost = 1 << 20;
+
 struct Registry {
   std::mutex mu;  // held around every translation: GiNaC is not thread-safe
   CanonicalTranslator translate = nullptr;
   std::string name, why;
   bool tried = false;
+  std::unordered_map<uint64_t, std::optional<uint64_t>> memo;  // text and digits -> the algebraic key, or none
 };
 
 Registry& registry() {
@@ -58,8 +64,19 @@ std::optional<std::string> canonicalAlgebraText(const Expr& e, int digits) {
 }
 
 CanonicalKey canonicalKey(const Expr& e, CanonKind kind, int digits, int hashDigits) {
-  if (kind == CanonKind::Ginac)
-    if (auto text = canonicalAlgebraText(e, digits)) return {fnv1a("algebra\x1f" + *text), true};
+  if (kind == CanonKind::Ginac) {
+    Registry& r = registry();
+    const uint64_t exact = fnv1a(std::to_string(digits) + "\x1f" + print(e));
+    std::unique_lock<std::mutex> lock(r.mu);
+    auto it = r.memo.find(exact);
+    if (it == r.memo.end()) {
+      CanonicalTranslator t = translatorLocked(r);
+      std::optional<std::string> text = t ? t(e, digits) : std::nullopt;
+      if (r.memo.size() >= kMemoMost) r.memo.clear();
+      it = r.memo.emplace(exact, text ? std::optional<uint64_t>(fnv1a("algebra\x1f" + *text)) : std::nullopt).first;
+    }
+    if (it->second) return {*it->second, true};
+  }
   return {canonicalHash(e, hashDigits), false};
 }
 

@@ -37,12 +37,19 @@ struct Pending {
 int hashDigits(const SearchSettings& s) { return s.score.gradient ? 2 : 12; }
 
 // A candidate's key (search/Canon.h): with gradients its literals are fitted, so their values make no structure.
+CanonicalKey keyOf(const Candidate& c, const SearchSettings& s) {
+  if (c.forms.size() > 1) return {canonicalHash(c.value(), hashDigits(s)), false};  // definitions: the value's hash
+  return canonicalKey(c.value(), s.canon, s.score.gradient ? 0 : 12, hashDigits(s));
+}
+
 uint64_t keyOf(const Candidate& c, const SearchSettings& s, State& st) {
-  if (c.forms.size() > 1) return canonicalHash(c.value(), hashDigits(s));  // definitions: the hash of the value
-  CanonicalKey k = canonicalKey(c.value(), s.canon, s.score.gradient ? 0 : 12, hashDigits(s));
+  CanonicalKey k = keyOf(c, s);
   if (k.algebraic) ++st.algebraicKeys;
   return k.key;
 }
+
+// Whether `c`'s key is algebraic with its literals abstract (then its fitted form has the same key).
+bool algebraicKey(const Candidate& c, const SearchSettings& s) { return s.score.gradient && keyOf(c, s).algebraic; }
 
 class Loop {
  public:
@@ -225,7 +232,8 @@ class Loop {
         continue;
       }
       Member m{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, st_.evaluations, s.score};
-      st_.seen.insert(keyOf(m.candidate, s_, st_));
+      if (!algebraicKey(batch[k].candidate, s_))  // an algebraic key abstracts the literals: the fit keeps it
+        st_.seen.insert(keyOf(m.candidate, s_, st_));
       const Member* before = st_.archive.best();
       double bestBefore = before ? before->score : INFINITY;
       st_.archive.offer(m);

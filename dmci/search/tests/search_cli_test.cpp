@@ -85,10 +85,15 @@ TEST_F(SearchCli, CanonNamesTheKeysItUsed) {
   EXPECT_EQ(json::parse(hash.out).at("canon").at("keys"), "hash");
   EXPECT_EQ(json::parse(hash.out).at("canon").at("algebraic_keys"), 0);
 #ifdef DMCI_HAVE_GINAC
-  Outcome ginac = dmci(search("--evals 30 --json --quiet"));
+  Outcome ginac = dmci(search("--evals 300 --json --quiet"));
   ASSERT_EQ(ginac.code, 0) << ginac.err;
   EXPECT_EQ(json::parse(ginac.out).at("canon").at("keys"), "ginac");
   EXPECT_GT(json::parse(ginac.out).at("canon").at("algebraic_keys").get<int>(), 0);
+  // Another process (another address space) keys every candidate the same: the same children are seen again.
+  Outcome again = dmci(search("--evals 300 --json --quiet"));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out).at("canon"), json::parse(ginac.out).at("canon"));
+  EXPECT_EQ(json::parse(again.out).at("pareto"), json::parse(ginac.out).at("pareto"));
 #endif
 }
 
