@@ -322,7 +322,7 @@ TEST(SearchScore, ScoringEveryRowPoolsTheFittedAndTheHeldOutErrors) {
 
 TEST(SearchSnap, TheSimplestFormNearAConstantComesFirst) {
   EXPECT_EQ(print(simpleConstantsNear(3.14159265, 1e-3).front().form), "(acos -1)");
-  EXPECT_EQ(print(simpleConstantsNear(0.6065306597, 1e-6).front().form), "(exp -0.5)");
+  EXPECT_EQ(print(simpleConstantsNear(0.6065306597, 1e-6).front().form), "(exp (/ -1 2))");
   EXPECT_EQ(print(simpleConstantsNear(0.3989422804, 1e-6).front().form), "(sqrt (/ 1 (* 2 (acos -1))))");
   EXPECT_EQ(print(simpleConstantsNear(-0.33333331, 1e-6).front().form), "(/ -1 3)");
   EXPECT_TRUE(simpleConstantsNear(1234.5678, 1e-6).empty());
@@ -401,7 +401,7 @@ TEST(SearchSnap, EachSnappedConstantLeavesTheOthersRefitted) {
   m.score = fitted.score;
   Snapped s = snapConstants(task, settings, m, snapSettings(task), 1);
   ASSERT_EQ(s.constants.size(), 3u) << print(s.candidate.value());
-  EXPECT_EQ(print(s.candidate.value()), "(* (exp (* -0.5 t)) (cos (* 1 t)) 1.5)");
+  EXPECT_EQ(print(s.candidate.value()), "(* (exp (* (/ -1 2) t)) (cos (* 1 t)) (/ 3 2))");
   EXPECT_EQ(s.constants[2].where, "a");
 }
 
