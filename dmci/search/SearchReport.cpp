@@ -123,12 +123,15 @@ std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
     out += "; the lowest score, " + number(r.best.score) + ", is complexity " + std::to_string(r.best.complexity) +
            "'s: " + trimmed(print(r.best.candidate.value())) + "\n";
   for (const auto& [name, v] : usedParams(m.candidate)) out += "; parameter " + name + " = " + number(v) + "\n";
-  if (r.snapped.constants.empty()) return out + printForms(m.candidate.forms);
-  out += "; as fitted: " + trimmed(print(m.candidate.value())) + "\n; snapped (score " + number(r.snapped.score) + "):";
-  for (const auto& c : r.snapped.constants)
-    out += " " + c.where + " " + number(c.fitted) + " -> " + print(c.form) + ";";
-  out.back() = '\n';
-  return out + printForms(r.snapped.candidate.forms);
+  if (!r.snapped.constants
+           .empty()) {  // the program is the fitted one (the JSON's best.program), its snapped form beside
+    out += "; snapped (score " + number(r.snapped.score) + "):";
+    for (const auto& c : r.snapped.constants)
+      out += " " + c.where + " " + number(c.fitted) + " -> " + print(c.form) + ";";
+    out.back() = '\n';
+    out += "; " + trimmed(print(r.snapped.candidate.value())) + "\n";
+  }
+  return out + printForms(m.candidate.forms);
 }
 
 std::string frontMarkdown(const SearchResult& r, const SearchInfo& info) {

@@ -22,8 +22,8 @@ struct SearchInfo {
 // {"best": the pick {"program", "holdout_rmse", "train_rmse", "complexity", "params", "snapped"}, "pick": the rule
 //  and why, "lowest": the lowest score's member, "pareto": [... with "loss" and "gain"], "evaluations", ...}.
 nlohmann::ordered_json searchJson(const SearchResult& r, const SearchInfo& info);
-// The picked program (snapped when a constant snapped), under comment lines saying what it scored, why it is the
-// pick, its fitted parameters and its fitted form.
+// The picked program as fitted, under comment lines saying what it scored, why it is the pick, its fitted
+// parameters and its snapped form.
 std::string bestProgram(const SearchResult& r, const SearchInfo& info);
 // The front as a Markdown table.
 std::string frontMarkdown(const SearchResult& r, const SearchInfo& info);
