@@ -23,6 +23,7 @@
 #include "search/SearchReport.h"
 #include "smooth/Smooth.h"
 #include "support/Split.h"
+#include "syntax/Reader.h"
 
 namespace dmci::cli {
 
@@ -32,6 +33,7 @@ using namespace dmci::search;
 
 struct SearchArgs {
   std::string data, target, seedProgram, vars, ops = "+ - * / exp log sin cos sqrt expt";
+  std::string edit;  // --edit NAME
   uint64_t seed = 1;
   int jobs = 0;
   uint64_t evals = 0;
@@ -110,6 +112,19 @@ void splitRows(const SearchArgs& a, const fit::DataTable& t, Task& task) {
     throw UsageError{"the split leaves no rows to " + std::string(task.train.empty() ? "fit" : "hold out")};
 }
 
+// Where the seed defines NAME (the error of a bad --edit points there), else its first line.
+SrcPos editPosition(const std::string& text, const std::string& file, const std::string& name) {
+  if (auto datums = readAll(text, file))
+    for (const auto& d : *datums)
+      if (d->head() == "define" && d->items.size() >= 2) {
+        const Datum& target = *d->items[1];
+        if (target.isSymbol(name.c_str()) ||
+            (target.kind == DatumKind::List && target.items[0]->isSymbol(name.c_str())))
+          return d->pos;
+      }
+  return SrcPos{internFile(file), 1, 1};
+}
+
 // The variables (--vars, default every column but the target), and the seed's other free names as parameters.
 Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
   task.data = &t, task.target = a.target;
@@ -128,6 +143,11 @@ Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
   auto forms = readForms(text, a.seedProgram);
   if (!forms) throw DmciError(forms.error());
   Candidate seed{std::move(*forms), {}};
+  if (!a.edit.empty()) {
+    auto k = editedForm(seed.forms, a.edit);
+    if (!k) throw DmciError(Error{k.error().kind, k.error().message, editPosition(text, a.seedProgram, a.edit)});
+    seed.edited = *k;
+  }
   for (const auto& name : program->freeParameters()) {
     if (std::find(task.vars.begin(), task.vars.end(), name) != task.vars.end()) continue;
     if (t.find(name) >= 0)
@@ -177,7 +197,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
   std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" +
-                    a.group + "\x1f" + a.score + "\x1f" + a.canon;
+                    a.group + "\x1f" + a.score + "\x1f" + a.canon + "\x1f" + a.edit;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
   for (long long x :
@@ -224,6 +244,10 @@ int searchCommand(const SearchArgs& a) {
     Candidate seed = setUp(a, *table, task);
     splitRows(a, *table, task);
     SearchSettings settings = settingsOf(a, task, dataText, slurp(a.seedProgram));
+    if (!a.edit.empty()) {  // edits write the definition's body: its arguments are what it reads, not the columns
+      settings.edit = a.edit, settings.probe = false;
+      settings.grammar.vars = editedArguments(seed);
+    }
     SearchEvents ev = events(a);
     auto r = runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
@@ -265,6 +289,11 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "the program the search starts from (.scm); its free names that are not variables are named "
                   "parameters, fitted (from 1) with the literals")
       ->required();
+  cmd->add_option(
+      "--edit", a.edit,
+      "edit only the body of the seed's (define (NAME ARG ...) BODY): the rest of the program (an integrator, "
+      "a recursion, a filter step) stays as written and is differentiated through; edits read NAME's "
+      "arguments, not the data's columns");
   cmd->add_option("--vars", a.vars, "the columns programs may read, comma-separated (default: all but the target)");
   cmd->add_option("--ops", a.ops,
                   "the operators edits may introduce, separated by spaces or commas (any of: " + knownOperators() + ")")

@@ -108,6 +108,8 @@ FitRun fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, c
                     const std::vector<size_t>& rows, double startRmse, uint64_t seed) {
   fit::ModelSpec spec;
   spec.programPath = kFile, spec.programText = text, spec.wrt = {"all"};
+  // --edit: the edited definition's literals only (printForms writes form k on line k + 1); the rest stays.
+  if (c.edited >= 0) spec.literalLines = {static_cast<uint32_t>(c.edited + 1)};
   for (const auto& name : used) spec.binds.emplace_back(name, c.params.at(name));
   if (!fixed.empty()) {  // bound, not fitted: every literal and the named parameters only
     spec.wrt = {"literals"};
@@ -211,7 +213,8 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
   if (!start) return done(start.error().str());
   if (auto bad = nonFiniteRow(task, *start); !bad.empty()) return done(bad);
   std::vector<double> predicted = std::move(*start);
-  bool fittable = !used.empty() || std::any_of(c.forms.begin(), c.forms.end(), hasNumber);
+  bool fittable = !used.empty() || (c.edited >= 0 ? hasNumber(c.value())  // --edit: the edited body's literals
+                                                  : std::any_of(c.forms.begin(), c.forms.end(), hasNumber));
   if (s.gradient && fittable && task.groups.empty()) {
     auto run =
         fitCandidate(task, s, out.fitted, text, used, fixedUsed, task.train, rmse(task, predicted, task.train), seed);

@@ -193,6 +193,15 @@ class Loop {
         continue;
       }
       Candidate c{std::move(*forms), params};
+      if (!s_.edit.empty()) {  // the proposal must keep the definition the search edits
+        auto k = editedForm(c.forms, s_.edit);
+        if (!k) {
+          ++st_.evaluations, ++st_.failed;
+          st_.proposerFailures.push_back({text, k.error().message});
+          continue;
+        }
+        c.edited = *k;
+      }
       if (!fresh(c)) continue;
       batch.push_back({std::move(c), island++ % st_.islands.size(), true});
     }

@@ -37,6 +37,7 @@ struct SearchSettings {
   int islands = 4, population = 20, children = 4, migrateEvery = 5;
   Grammar grammar;
   ScoreSettings score;
+  std::string edit;      // --edit NAME: the definition whose body is edited (Candidate::edited), or ""
   std::string proposer;  // the external proposer's command, or ""
   double proposerTimeout = 30;
   int proposerEvery = 1;

@@ -15,6 +15,14 @@ Member memberOf(const json& j) {
   auto forms = readForms(j.at("program").get<std::string>(), "state");
   if (!forms) throw DmciError(forms.error());
   m.candidate.forms = std::move(*forms);
+  m.candidate.edited = j.value("edited", -1);  // --edit NAME: the index of the definition edited
+  if (m.candidate.edited >= 0) {
+    const auto k = static_cast<size_t>(m.candidate.edited);
+    if (k >= m.candidate.forms.size() || m.candidate.forms[k].head() != "define" ||
+        m.candidate.forms[k].items.size() != 3 || !m.candidate.forms[k].items[1].isList())
+      throw DmciError(
+          Error{ErrorKind::Usage, "state: \"edited\" names no (define (NAME ...) BODY) of its program", {}});
+  }
   for (const auto& [name, v] : j.at("params").items()) m.candidate.params[name] = v.get<double>();
   m.holdoutRmse = j.at("holdout_rmse"), m.trainRmse = j.at("train_rmse");
   m.score = j.value("score", m.holdoutRmse);
@@ -33,13 +41,15 @@ std::vector<Failure> failuresOf(const json& j) {
 json memberJson(const Member& m) {
   json p = json::object();
   for (const auto& [name, v] : m.candidate.params) p[name] = v;
-  return {{"program", printForms(m.candidate.forms)},
-          {"params", p},
-          {"holdout_rmse", m.holdoutRmse},
-          {"score", m.score},
-          {"train_rmse", m.trainRmse},
-          {"complexity", m.complexity},
-          {"evaluation", m.evaluation}};
+  json j = {{"program", printForms(m.candidate.forms)},
+            {"params", p},
+            {"holdout_rmse", m.holdoutRmse},
+            {"score", m.score},
+            {"train_rmse", m.trainRmse},
+            {"complexity", m.complexity},
+            {"evaluation", m.evaluation}};
+  if (m.candidate.edited >= 0) j["edited"] = m.candidate.edited;
+  return j;
 }
 
 json failuresJson(const std::vector<Failure>& fs) {
