@@ -23,6 +23,7 @@
 #include "search/SearchReport.h"
 #include "smooth/Smooth.h"
 #include "support/Split.h"
+#include "syntax/Reader.h"
 #include "syntax/TerminalText.h"
 
 namespace dmci::cli {
@@ -33,6 +34,7 @@ using namespace dmci::search;
 
 struct SearchArgs {
   std::string data, target, seedProgram, vars, ops = "+ - * / exp log sin cos sqrt expt";
+  std::string edit;  // --edit NAME
   uint64_t seed = 1;
   int jobs = 0;
   uint64_t evals = 0;
@@ -50,6 +52,9 @@ struct SearchArgs {
   int smoothStages = 3;
   bool smoothDea = false;
   std::string engine = "replay";
+  std::string canon = "ginac";
+  double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
+  bool noSnap = false, noProbe = false;
   bool json = false, quiet = false;
   std::string out, resume;
 };
@@ -108,6 +113,19 @@ void splitRows(const SearchArgs& a, const fit::DataTable& t, Task& task) {
     throw UsageError{"the split leaves no rows to " + std::string(task.train.empty() ? "fit" : "hold out")};
 }
 
+// Where the seed defines NAME (the error of a bad --edit points there), else its first line.
+SrcPos editPosition(const std::string& text, const std::string& file, const std::string& name) {
+  if (auto datums = readAll(text, file))
+    for (const auto& d : *datums)
+      if (d->head() == "define" && d->items.size() >= 2) {
+        const Datum& target = *d->items[1];
+        if (target.isSymbol(name.c_str()) ||
+            (target.kind == DatumKind::List && target.items[0]->isSymbol(name.c_str())))
+          return d->pos;
+      }
+  return SrcPos{internFile(file), 1, 1};
+}
+
 // The variables (--vars, default every column but the target), and the seed's other free names as parameters.
 Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
   task.data = &t, task.target = a.target;
@@ -126,6 +144,11 @@ Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
   auto forms = readForms(text, a.seedProgram);
   if (!forms) throw DmciError(forms.error());
   Candidate seed{std::move(*forms), {}};
+  if (!a.edit.empty()) {
+    auto k = editedForm(seed.forms, a.edit);
+    if (!k) throw DmciError(Error{k.error().kind, k.error().message, editPosition(text, a.seedProgram, a.edit)});
+    seed.edited = *k;
+  }
   for (const auto& name : program->freeParameters()) {
     if (std::find(task.vars.begin(), task.vars.end(), name) != task.vars.end()) continue;
     if (t.find(name) >= 0)
@@ -162,6 +185,12 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   }
   s.score.smoothSigma = a.smooth, s.score.smoothStages = a.smoothStages, s.score.smoothDea = a.smoothDea;
   s.proposer = a.proposer, s.proposerTimeout = a.proposerTimeout, s.proposerEvery = a.proposerEvery;
+  if (!(a.pickWindow >= 1)) throw UsageError{"--pick-window: at least 1 (the lowest loss itself)"};
+  if (!(a.pickFloor >= 0)) throw UsageError{"--pick-floor: at least 0"};
+  if (!(a.snapTolerance >= 0)) throw UsageError{"--snap-tolerance: at least 0"};
+  s.pick = {a.pickWindow, a.pickFloor};
+  s.canon = a.canon == "hash" ? CanonKind::Hash : CanonKind::Ginac;
+  s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance, s.probe = !a.noProbe;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
   if (!a.resume.empty()) {
@@ -169,11 +198,12 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
   std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" +
-                    a.group + "\x1f" + a.score;
+                    a.group + "\x1f" + a.score + "\x1f" + a.canon + "\x1f" + a.edit;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
-  for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
-                      static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea)})
+  for (long long x :
+       {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
+        static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea), static_cast<int>(a.noProbe)})
     all += "\x1f" + std::to_string(x);
   all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
   char buf[20];
@@ -215,22 +245,32 @@ int searchCommand(const SearchArgs& a) {
     Candidate seed = setUp(a, *table, task);
     splitRows(a, *table, task);
     SearchSettings settings = settingsOf(a, task, dataText, slurp(a.seedProgram));
+    if (!a.edit.empty()) {  // edits write the definition's body: its arguments are what it reads, not the columns
+      settings.edit = a.edit, settings.probe = false;
+      settings.grammar.vars = editedArguments(seed);
+    }
     SearchEvents ev = events(a);
     auto r = runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
     if (!r) return reportError(r.error(), a.json);
-    SearchInfo info{a.data, a.target, a.seedProgram, a.seed, !a.noGradient, a.smooth};
+    SearchInfo info{
+        a.data,        a.target, a.seedProgram, a.seed,
+        !a.noGradient, a.smooth, settings.pick, settings.canon == CanonKind::Hash ? "hash" : canonicalBackend()};
     std::string dir = !a.out.empty() ? a.out : a.resume;
     if (!dir.empty())
       if (auto ok = writeSearchOutputs(dir, *r, info); !ok) return reportError(ok.error(), a.json);
     if (a.json) {
       std::cout << searchJson(*r, info).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (r->found) {
-      std::cout << "best (score " << r->best.score << ", held-out RMSE " << r->best.holdoutRmse << ", complexity "
-                << r->best.complexity << "):\n"
-                << bestProgram(*r, info) << "front:\n";
-      for (const auto& m : r->front)
-        std::cout << "  " << m.complexity << "  " << m.score << "  " << printForms(m.candidate.forms);
+      const Member& pick = picked(*r);
+      std::cout << "best (the front's pick: score " << pick.score << ", held-out RMSE " << pick.holdoutRmse
+                << ", complexity " << pick.complexity << "):\n"
+                << bestProgram(*r, info) << "front (complexity, score, gain per node):\n";
+      for (size_t k = 0; k < r->front.size(); ++k) {
+        const Member& m = r->front[k];
+        std::cout << (k == r->pick.index ? "* " : "  ") << m.complexity << "  " << m.score << "  " << r->pick.gain[k]
+                  << "  " << printForms(m.candidate.forms);
+      }
       std::cout << r->evaluations << " evaluations (" << r->failed << " failed) in " << r->seconds << " s\n";
       if (a.smooth > 0)
         std::cout << r->smoothed << " candidates kept the fit that went through their smoothed program\n";
@@ -250,6 +290,11 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "the program the search starts from (.scm); its free names that are not variables are named "
                   "parameters, fitted (from 1) with the literals")
       ->required();
+  cmd->add_option(
+      "--edit", a.edit,
+      "edit only the body of the seed's (define (NAME ARG ...) BODY): the rest of the program (an integrator, "
+      "a recursion, a filter step) stays as written and is differentiated through; edits read NAME's "
+      "arguments, not the data's columns");
   cmd->add_option("--vars", a.vars, "the columns programs may read, comma-separated (default: all but the target)");
   cmd->add_option("--ops", a.ops,
                   "the operators edits may introduce, separated by spaces or commas (any of: " + knownOperators() + ")")
@@ -314,6 +359,26 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "on the training rows is kept (counted as smoothed_fits in --json)");
   cmd->add_option("--smooth-stages", a.smoothStages, "--smooth: the stages")->capture_default_str();
   cmd->add_flag("--smooth-dea", a.smoothDea, "--smooth: each comparison's width SIGMA |grad d| (see dmci grad)");
+  cmd->add_option("--canon", a.canon,
+                  "how candidates are known as one: ginac (their algebraic normal form, by the plugin "
+                  "dmci-canon-ginac.so; without it, the hash) or hash (their S-expression, + and * unordered)")
+      ->check(CLI::IsMember({"ginac", "hash"}))
+      ->capture_default_str();
+  cmd->add_option("--pick-window", a.pickWindow,
+                  "the final pick (PySR's rule): among the front members whose loss (MSE) is within this factor of "
+                  "the lowest, the one whose loss fell most per node against the next simpler member")
+      ->capture_default_str();
+  cmd->add_option("--pick-floor", a.pickFloor,
+                  "the pick: errors below this fraction of the target's spread count as equal (the fit's precision)")
+      ->capture_default_str();
+  cmd->add_option("--snap-tolerance", a.snapTolerance,
+                  "a constant of the pick snaps to a simple form (p/q, pi, e, square roots) when the refit score "
+                  "rises by at most this fraction")
+      ->capture_default_str();
+  cmd->add_flag("--no-snap", a.noSnap, "report the pick's constants as fitted only");
+  cmd->add_flag("--no-probe", a.noProbe,
+                "start from the seed alone: no monomial c x1^e1 x2^e2 ... read off a log-log least-squares fit "
+                "of the data (the power-law probe) joins the first generation");
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
   cmd->add_option("--out", a.out,

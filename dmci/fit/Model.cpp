@@ -447,6 +447,10 @@ Result<std::unique_ptr<Model>> makeModel(const ModelSpec& s) {
     if (!keys) return keys.error();
     auto sites = findLiterals(s.programText, s.programPath, *keys, free);
     if (!sites) return sites.error();
+    if (!s.literalLines.empty())
+      std::erase_if(*sites, [&](const LiteralSite& site) {
+        return std::find(s.literalLines.begin(), s.literalLines.end(), site.line) == s.literalLines.end();
+      });
     auto bound = bindLiterals(*forms, s.programPath, *sites);  // each site's value: its datum's number
     if (!bound) return bound.error();
     fittedForms = std::move(*bound);

@@ -34,7 +34,11 @@ struct DataBinding {
 
 struct ModelSpec {
   std::string programPath, programText;
-  std::vector<std::string> wrt;                       // names, "literals", "all"; empty: --bind names, else literals
+  std::vector<std::string> wrt;  // names, "literals", "all"; empty: --bind names, else literals
+  // With literals fitted: only the literals on these lines of the program text (empty: every line). dmci search
+  // --edit fits the edited definition's literals and keeps the rest of the program (an integrator's 0.5 and 6) as
+  // written.
+  std::vector<uint32_t> literalLines;
   std::vector<std::pair<std::string, double>> binds;  // --bind NAME=NUMBER: starts of fitted names, else fixed
   std::map<std::string, Transform> transforms;
   std::string engine = "replay";

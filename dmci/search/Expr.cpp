@@ -157,6 +157,41 @@ std::string printForms(const std::vector<Expr>& forms) {
   return out;
 }
 
+Result<int> editedForm(const std::vector<Expr>& forms, const std::string& name) {
+  for (size_t k = 0; k < forms.size(); ++k) {
+    const Expr& f = forms[k];
+    if (f.head() != "define" || f.items.size() < 2) continue;
+    const Expr& target = f.items[1];
+    if (target.isSymbol() && target.text == name)
+      return Error{ErrorKind::Usage,
+                   "--edit " + name + ": '" + name + "' is defined as a variable; --edit takes a procedure written " +
+                       "(define (" + name + " ARG ...) BODY), whose BODY the search edits",
+                   {}};
+    if (!target.isList() || target.items.empty() || !target.items[0].isSymbol() || target.items[0].text != name)
+      continue;
+    for (size_t i = 1; i < target.items.size(); ++i)
+      if (!target.items[i].isSymbol())
+        return Error{ErrorKind::Usage, "--edit " + name + ": its arguments must be plain names", {}};
+    if (f.items.size() != 3)
+      return Error{ErrorKind::Usage,
+                   "--edit " + name +
+                       ": the definition must have one body expression, the one the search edits (it has " +
+                       std::to_string(f.items.size() - 2) + ")",
+                   {}};
+    return static_cast<int>(k);
+  }
+  return Error{
+      ErrorKind::Usage, "--edit " + name + ": the program has no definition (define (" + name + " ...) ...)", {}};
+}
+
+std::vector<std::string> editedArguments(const Candidate& c) {
+  std::vector<std::string> out;
+  if (c.edited < 0) return out;
+  const Expr& target = c.forms[static_cast<size_t>(c.edited)].items[1];
+  for (size_t i = 1; i < target.items.size(); ++i) out.push_back(target.items[i].text);
+  return out;
+}
+
 int complexity(const Expr& e) {
   if (e.items.empty()) return 1;
   int n = 0;

@@ -39,9 +39,19 @@ struct Expr {
 struct Candidate {
   std::vector<Expr> forms;               // at least one; the last gives the value
   std::map<std::string, double> params;  // named parameters and their values (fitted or mutated)
-  const Expr& value() const { return forms.back(); }
-  Expr& value() { return forms.back(); }
+  // The expression edits change and the search measures: by default (-1) the last form, the program's value; with
+  // `dmci search --edit NAME`, the index of the form (define (NAME ARG ...) BODY), whose BODY is edited while every
+  // other form (an integrator, a recursion, a filter step) stays as written (editedForm).
+  int edited = -1;
+  const Expr& value() const { return edited < 0 ? forms.back() : forms[static_cast<size_t>(edited)].items.back(); }
+  Expr& value() { return edited < 0 ? forms.back() : forms[static_cast<size_t>(edited)].items.back(); }
 };
+
+// The index of the form (define (NAME ARG ...) BODY) among `forms`, one body expression and plain argument
+// names; else an error saying what is there instead (no such definition, a variable's, several body forms).
+Result<int> editedForm(const std::vector<Expr>& forms, const std::string& name);
+// The argument names of the edited definition (empty for the last form): what its body may read.
+std::vector<std::string> editedArguments(const Candidate& c);
 
 // Reads the forms of `text` (positions name `file`); a syntax error is at file:line:col.
 Result<std::vector<Expr>> readForms(const std::string& text, const std::string& file);

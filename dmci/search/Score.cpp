@@ -104,11 +104,18 @@ std::optional<std::vector<double>> smoothedFit(const fit::ModelSpec& crisp, cons
 }
 
 FitRun fitCandidate(const Task& t, const ScoreSettings& s, const Candidate& c, const std::string& text,
-                    const std::vector<std::string>& used, const std::vector<size_t>& rows, double startRmse,
-                    uint64_t seed) {
+                    const std::vector<std::string>& used, const std::map<std::string, double>& fixed,
+                    const std::vector<size_t>& rows, double startRmse, uint64_t seed) {
   fit::ModelSpec spec;
   spec.programPath = kFile, spec.programText = text, spec.wrt = {"all"};
+  // --edit: the edited definition's literals only (printForms writes form k on line k + 1); the rest stays.
+  if (c.edited >= 0) spec.literalLines = {static_cast<uint32_t>(c.edited + 1)};
   for (const auto& name : used) spec.binds.emplace_back(name, c.params.at(name));
+  if (!fixed.empty()) {  // bound, not fitted: every literal and the named parameters only
+    spec.wrt = {"literals"};
+    spec.wrt.insert(spec.wrt.end(), used.begin(), used.end());
+    for (const auto& [name, v] : fixed) spec.binds.emplace_back(name, v);
+  }
   spec.engine = s.engine, spec.options.threads = 1, spec.options.budget = s.budget;
   spec.data = t.data, spec.target = t.target, spec.trainRows = rows;  // selected on the training rows only
   auto model = fit::makeModel(spec);
@@ -170,7 +177,8 @@ double rmse(const Task& task, const std::vector<double>& predicted, const std::v
   return std::sqrt(sum / static_cast<double>(std::max<size_t>(1, rows.size())));
 }
 
-Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& c, uint64_t seed) {
+Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& c, uint64_t seed,
+                     const std::map<std::string, double>& fixed) {
   auto began = std::chrono::steady_clock::now();
   Score out;
   out.complexity = complexity(c.value()), out.fitted = c;
@@ -183,9 +191,12 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
   auto program = Program::fromText(text, kFile);
   if (!program) return done(program.error().str());
   std::vector<std::string> inputs, used;
+  std::map<std::string, double> fixedUsed;
   for (const auto& name : program->freeParameters()) {
     if (contains(task.vars, name)) {
       inputs.push_back(name);
+    } else if (auto it = fixed.find(name); it != fixed.end()) {
+      fixedUsed.insert(*it);
     } else if (contains(task.params, name)) {
       used.push_back(name);
     } else {
@@ -195,13 +206,18 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
   }
   for (const auto& name : task.params)
     if (!out.fitted.params.count(name)) out.fitted.params[name] = 1.0;
-  auto start = predictRows(task, s, *program, inputs, used, out.fitted.params);
+  std::vector<std::string> named = used;
+  std::map<std::string, double> values = out.fitted.params;
+  for (const auto& [name, v] : fixedUsed) named.push_back(name), values[name] = v;
+  auto start = predictRows(task, s, *program, inputs, named, values);
   if (!start) return done(start.error().str());
   if (auto bad = nonFiniteRow(task, *start); !bad.empty()) return done(bad);
   std::vector<double> predicted = std::move(*start);
-  bool fittable = !used.empty() || std::any_of(c.forms.begin(), c.forms.end(), hasNumber);
+  bool fittable = !used.empty() || (c.edited >= 0 ? hasNumber(c.value())  // --edit: the edited body's literals
+                                                  : std::any_of(c.forms.begin(), c.forms.end(), hasNumber));
   if (s.gradient && fittable && task.groups.empty()) {
-    auto run = fitCandidate(task, s, out.fitted, text, used, task.train, rmse(task, predicted, task.train), seed);
+    auto run =
+        fitCandidate(task, s, out.fitted, text, used, fixedUsed, task.train, rmse(task, predicted, task.train), seed);
     if (run.fitted)
       if (auto fitted = withValues(out.fitted, text, run.model->fitted(), run.fitted->theta)) {
         out.fitted = std::move(*fitted);
@@ -217,7 +233,7 @@ Score scoreCandidate(const Task& task, const ScoreSettings& s, const Candidate& 
     for (size_t g = 0; g < task.groups.size(); ++g) {
       std::vector<size_t> rows = common(task.train, task.groups[g]);
       if (rows.empty()) continue;
-      auto run = fitCandidate(task, s, out.fitted, text, used, rows, rmse(task, predicted, rows), seed + g);
+      auto run = fitCandidate(task, s, out.fitted, text, used, fixedUsed, rows, rmse(task, predicted, rows), seed + g);
       if (!run.fitted) continue;
       for (size_t r : task.groups[g]) pooled[r] = run.fitted->predicted[r];
       out.smoothed = out.smoothed || run.smoothed;

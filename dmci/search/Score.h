@@ -22,6 +22,7 @@
 #pragma once
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -69,8 +70,10 @@ struct Score {
   double seconds = 0;
 };
 
-// Scores `c`; `seed` drives the fit's restarts.
-Score scoreCandidate(const Task& task, const ScoreSettings& settings, const Candidate& c, uint64_t seed);
+// Scores `c`; `seed` drives the fit's restarts. The names in `fixed` are constants the program may use at these
+// values, not fitted (a snapped constant, search/Snap.h).
+Score scoreCandidate(const Task& task, const ScoreSettings& settings, const Candidate& c, uint64_t seed,
+                     const std::map<std::string, double>& fixed = {});
 
 // The root-mean-square error of `predicted` against the target on `rows`.
 double rmse(const Task& task, const std::vector<double>& predicted, const std::vector<size_t>& rows);

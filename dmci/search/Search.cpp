@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "search/ExternalProposer.h"
+#include "search/Probe.h"
 #include "search/SearchState.h"
 #include "support/AtomicFile.h"
 
@@ -35,6 +36,21 @@ struct Pending {
 
 int hashDigits(const SearchSettings& s) { return s.score.gradient ? 2 : 12; }
 
+// A candidate's key (search/Canon.h): with gradients its literals are fitted, so their values make no structure.
+CanonicalKey keyOf(const Candidate& c, const SearchSettings& s) {
+  if (c.forms.size() > 1) return {canonicalHash(c.value(), hashDigits(s)), false};  // definitions: the value's hash
+  return canonicalKey(c.value(), s.canon, s.score.gradient ? 0 : 12, hashDigits(s));
+}
+
+uint64_t keyOf(const Candidate& c, const SearchSettings& s, State& st) {
+  CanonicalKey k = keyOf(c, s);
+  if (k.algebraic) ++st.algebraicKeys;
+  return k.key;
+}
+
+// Whether `c`'s key is algebraic with its literals abstract (then its fitted form has the same key).
+bool algebraicKey(const Candidate& c, const SearchSettings& s) { return s.score.gradient && keyOf(c, s).algebraic; }
+
 class Loop {
  public:
   Loop(const Task& t, const SearchSettings& s, const Candidate& seed, const SearchEvents& ev)
@@ -50,9 +66,17 @@ class Loop {
       st_.rng.seed(s_.seed);
       st_.islands.assign(static_cast<size_t>(std::max(1, s_.islands)), {});
       std::vector<Pending> first{{seed_, 0, false}};
-      st_.seen.insert(canonicalHash(seed_.value(), hashDigits(s_)));
+      st_.seen.insert(keyOf(seed_, s_, st_));
+      if (s_.probe)
+        for (auto& c : powerLawProbes(t_)) {
+          uint64_t key = keyOf(c, s_, st_);
+          if (!st_.seen.insert(key).second) continue;
+          for (const auto& [name, v] : seed_.params) c.params.emplace(name, v);
+          first.push_back({std::move(c), first.size() % st_.islands.size(), false});
+        }
       take(first, scoreAll(first));
-      for (size_t i = 1; i < st_.islands.size(); ++i) st_.islands[i] = st_.islands[0];
+      for (size_t i = 1; i < st_.islands.size(); ++i)
+        if (st_.islands[i].empty()) st_.islands[i] = st_.islands[0];
     }
     secondsBefore_ = st_.seconds;
     for (int barren = 0; !finished();) {
@@ -66,7 +90,13 @@ class Loop {
         break;
       }
     }
-    return result();
+    SearchResult r = result();
+    if (r.found && s_.snap) {
+      SnapSettings snap = s_.snapping;
+      snap.floor = s_.pick.floor * t_.spread;
+      r.snapped = snapConstants(t_, s_.score, picked(r), snap, s_.seed * 1000003u + st_.evaluations);
+    }
+    return r;
   }
 
  private:
@@ -110,8 +140,8 @@ class Loop {
     std::vector<Pending> batch;
     std::set<uint64_t> inBatch;
     auto fresh = [&](const Candidate& c) {
-      uint64_t h = canonicalHash(c.value(), hashDigits(s_));
-      if (st_.seen.count(h) || inBatch.count(h)) return false;
+      uint64_t h = keyOf(c, s_, st_);
+      if (st_.seen.count(h) || inBatch.count(h)) return ++st_.duplicates, false;
       inBatch.insert(h);
       return true;
     };
@@ -127,7 +157,7 @@ class Loop {
       }
     if (!s_.proposer.empty() && st_.generation % static_cast<uint64_t>(std::max(1, s_.proposerEvery)) == 0)
       askExternal(batch, fresh);
-    for (const auto& p : batch) st_.seen.insert(canonicalHash(p.candidate.value(), hashDigits(s_)));
+    for (const auto& p : batch) st_.seen.insert(keyOf(p.candidate, s_, st_));
     uint64_t before = st_.evaluations;
     take(batch, scoreAll(batch));
     ++st_.generation;
@@ -163,6 +193,15 @@ class Loop {
         continue;
       }
       Candidate c{std::move(*forms), params};
+      if (!s_.edit.empty()) {  // the proposal must keep the definition the search edits
+        auto k = editedForm(c.forms, s_.edit);
+        if (!k) {
+          ++st_.evaluations, ++st_.failed;
+          st_.proposerFailures.push_back({text, k.error().message});
+          continue;
+        }
+        c.edited = *k;
+      }
       if (!fresh(c)) continue;
       batch.push_back({std::move(c), island++ % st_.islands.size(), true});
     }
@@ -202,7 +241,8 @@ class Loop {
         continue;
       }
       Member m{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, st_.evaluations, s.score};
-      st_.seen.insert(canonicalHash(m.candidate.value(), hashDigits(s_)));
+      if (!algebraicKey(batch[k].candidate, s_))  // an algebraic key abstracts the literals: the fit keeps it
+        st_.seen.insert(keyOf(m.candidate, s_, st_));
       const Member* before = st_.archive.best();
       double bestBefore = before ? before->score : INFINITY;
       st_.archive.offer(m);
@@ -234,8 +274,15 @@ class Loop {
     SearchResult r;
     if (const Member* b = st_.archive.best()) r.best = *b, r.found = true;
     r.front = paretoFront(st_.archive.members());
+    if (r.found) {
+      r.pick = pickFromFront(r.front, s_.pick, t_.spread);
+      const Member& p = picked(r);
+      r.snapped.candidate = p.candidate, r.snapped.score = p.score;
+      r.snapped.holdoutRmse = p.holdoutRmse, r.snapped.trainRmse = p.trainRmse;
+    }
     r.evaluations = st_.evaluations, r.failed = st_.failed, r.generations = st_.generation;
     r.smoothed = st_.smoothed;
+    r.duplicates = st_.duplicates, r.algebraicKeys = st_.algebraicKeys;
     r.seconds = seconds(), r.history = st_.history, r.proposer = st_.proposer;
     return r;
   }
@@ -282,6 +329,8 @@ std::string proposerPrompt(const Task& task, const SearchSettings& s, const std:
       {"failures", failuresJson(failures)}};
   return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
 }
+
+const Member& picked(const SearchResult& r) { return r.front.at(r.pick.index); }
 
 Result<SearchResult> runSearch(const Task& task, const SearchSettings& settings, const Candidate& seed,
                                const SearchEvents& events) {

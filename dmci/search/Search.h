@@ -4,8 +4,8 @@
 //
 // One generation: every island draws `children` parents (a tournament of three in the island, or an elite of the
 // archive one time in four) and the built-in proposer edits each; the external proposer, every `proposerEvery`
-// generations, adds its programs. A child whose canonical hash was seen before is drawn again (up to eight
-// times) and never evaluated twice. The batch is scored on `jobs` threads and taken in batch order, so the
+// generations, adds its programs. A child whose canonical key (search/Canon.h) was seen before is drawn again (up
+// to eight times) and never evaluated twice. The batch is scored on `jobs` threads and taken in batch order, so the
 // search is the same for any number of jobs: every random draw is made on the one thread, from the seed, and a
 // candidate's fit is seeded by its place. A scored child joins its island (the oldest member leaves when the
 // island is full: regularized evolution, which keeps islands exploring while the archive keeps the elites) and
@@ -21,7 +21,10 @@
 
 #include "search/Archive.h"
 #include "search/BuiltinProposer.h"
+#include "search/Canon.h"
+#include "search/Pick.h"
 #include "search/Score.h"
+#include "search/Snap.h"
 
 namespace dmci::search {
 
@@ -34,13 +37,19 @@ struct SearchSettings {
   int islands = 4, population = 20, children = 4, migrateEvery = 5;
   Grammar grammar;
   ScoreSettings score;
+  std::string edit;      // --edit NAME: the definition whose body is edited (Candidate::edited), or ""
   std::string proposer;  // the external proposer's command, or ""
   double proposerTimeout = 30;
   int proposerEvery = 1;
   int proposerWant = 8;
-  std::string stateFile;    // written after every generation when given
-  bool resume = false;      // start from stateFile
-  std::string fingerprint;  // names the search's inputs and settings in its state
+  std::string stateFile;               // written after every generation when given
+  bool resume = false;                 // start from stateFile
+  std::string fingerprint;             // names the search's inputs and settings in its state
+  CanonKind canon = CanonKind::Ginac;  // candidates' keys: algebraic normal forms when the plugin is there
+  PickRule pick;                       // the final pick from the front (search/Pick.h)
+  bool probe = true;                   // the power-law probe's programs join the first generation (search/Probe.h)
+  bool snap = true;                    // snap the pick's constants to simple forms at the end (search/Snap.h)
+  SnapSettings snapping;
 };
 
 struct Failure {
@@ -52,11 +61,15 @@ struct ProposerCounts {
 };
 
 struct SearchResult {
-  Member best;
+  Member best;         // the lowest score (what --goal and the history follow)
   bool found = false;  // some candidate scored
   std::vector<Member> front;
+  FrontPick pick;   // the final pick: front[pick.index] (when found)
+  Snapped snapped;  // the pick with its constants snapped (after the last generation, with SearchSettings::snap)
   uint64_t evaluations = 0, failed = 0, generations = 0;
-  uint64_t smoothed = 0;  // candidates whose kept fit went through their smoothed program (--smooth)
+  uint64_t smoothed = 0;       // candidates whose kept fit went through their smoothed program (--smooth)
+  uint64_t duplicates = 0;     // children not scored: their key was seen before
+  uint64_t algebraicKeys = 0;  // keys computed by the algebraic normal form (search/Canon.h), not the hash
   double seconds = 0;
   std::vector<std::pair<uint64_t, double>> history;  // (evaluation, best held-out RMSE) at each improvement
   ProposerCounts proposer;
@@ -66,6 +79,9 @@ struct SearchEvents {
   std::function<void(const SearchResult&)> generation;  // after every generation
   std::function<void(const std::string&)> note;         // the external proposer's failures, in words
 };
+
+// The picked member (the front's knee, search/Pick.h); r.found must hold.
+const Member& picked(const SearchResult& r);
 
 // Runs the search from `seed` (its named parameters start at their values in seed.params).
 Result<SearchResult> runSearch(const Task& task, const SearchSettings& settings, const Candidate& seed,

@@ -47,14 +47,52 @@ std::string number(double x) {
   return buf;
 }
 
+// The snapped form of the pick: its program, scores and each constant kept at a simple form.
+ojson snappedJson(const Snapped& s) {
+  ojson constants = ojson::array();
+  for (const auto& c : s.constants)
+    constants.push_back({{"where", c.where},
+                         {"fitted", jsonNumber(c.fitted)},
+                         {"value", jsonNumber(c.value)},
+                         {"form", print(c.form)}});
+  return {{"program", trimmed(printForms(s.candidate.forms))},
+          {"score", jsonNumber(s.score)},
+          {"holdout_rmse", jsonNumber(s.holdoutRmse)},
+          {"train_rmse", jsonNumber(s.trainRmse)},
+          {"constants", constants},
+          {"tried", s.tried}};
+}
+
+ojson pickJson(const SearchResult& r, const SearchInfo& info) {
+  return {{"rule",
+           "PySR's: among the front members whose loss (MSE) is within the window times the lowest, the largest "
+           "drop in log loss per node against the next simpler member"},
+          {"window", info.pick.window},
+          {"floor", info.pick.floor},
+          {"threshold", jsonNumber(r.pick.threshold)},
+          {"index", r.pick.index},
+          {"complexity", picked(r).complexity},
+          {"gain", jsonNumber(r.pick.gain[r.pick.index])},
+          {"lowest_score_complexity", r.best.complexity},
+          {"why", r.pick.why}};
+}
+
 }  // namespace
 
 ojson searchJson(const SearchResult& r, const SearchInfo& info) {
   ojson front = ojson::array();
-  for (const auto& m : r.front) front.push_back(memberJson(m));
+  for (size_t k = 0; k < r.front.size(); ++k) {
+    front.push_back(memberJson(r.front[k]));
+    front.back()["loss"] = jsonNumber(r.pick.loss[k]);
+    front.back()["gain"] = jsonNumber(r.pick.gain[k]);
+  }
+  ojson best = r.found ? memberJson(picked(r)) : ojson(nullptr);
+  if (r.found) best["snapped"] = snappedJson(r.snapped);
   ojson history = ojson::array();
   for (const auto& [e, h] : r.history) history.push_back({e, jsonNumber(h)});
-  return {{"best", r.found ? memberJson(r.best) : ojson(nullptr)},
+  return {{"best", best},
+          {"pick", r.found ? pickJson(r, info) : ojson(nullptr)},
+          {"lowest", r.found ? memberJson(r.best) : ojson(nullptr)},
           {"pareto", front},
           {"evaluations", r.evaluations},
           {"seconds", r.seconds},
@@ -64,6 +102,7 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
           {"gradient", info.gradient},
           {"smooth",
            info.smoothSigma > 0 ? ojson{{"sigma", info.smoothSigma}, {"smoothed_fits", r.smoothed}} : ojson(nullptr)},
+          {"canon", {{"keys", info.canon}, {"algebraic_keys", r.algebraicKeys}, {"duplicates", r.duplicates}}},
           {"history", history},
           {"proposer",
            {{"calls", r.proposer.calls},
@@ -74,29 +113,44 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
 
 std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
   if (!r.found) return "; dmci search found no candidate that scores\n";
+  const Member& m = picked(r);
   std::string out = "; dmci search from " + info.seedProgram + " on " + info.data + " (target " + info.target +
-                    ", seed " + std::to_string(info.seed) + "): score " + number(r.best.score) + ", held-out RMSE " +
-                    number(r.best.holdoutRmse) + ", training RMSE " + number(r.best.trainRmse) + ", complexity " +
-                    std::to_string(r.best.complexity) + ", found at evaluation " + std::to_string(r.best.evaluation) +
-                    " of " + std::to_string(r.evaluations) + "\n";
-  for (const auto& [name, v] : usedParams(r.best.candidate)) out += "; parameter " + name + " = " + number(v) + "\n";
-  return out + printForms(r.best.candidate.forms);
+                    ", seed " + std::to_string(info.seed) + "): score " + number(m.score) + ", held-out RMSE " +
+                    number(m.holdoutRmse) + ", training RMSE " + number(m.trainRmse) + ", complexity " +
+                    std::to_string(m.complexity) + ", found at evaluation " + std::to_string(m.evaluation) + " of " +
+                    std::to_string(r.evaluations) + "\n; the pick: " + r.pick.why + "\n";
+  if (r.best.complexity != m.complexity)
+    out += "; the lowest score, " + number(r.best.score) + ", is complexity " + std::to_string(r.best.complexity) +
+           "'s: " + trimmed(print(r.best.candidate.value())) + "\n";
+  for (const auto& [name, v] : usedParams(m.candidate)) out += "; parameter " + name + " = " + number(v) + "\n";
+  if (!r.snapped.constants
+           .empty()) {  // the program is the fitted one (the JSON's best.program), its snapped form beside
+    out += "; snapped (score " + number(r.snapped.score) + "):";
+    for (const auto& c : r.snapped.constants)
+      out += " " + c.where + " " + number(c.fitted) + " -> " + print(c.form) + ";";
+    out.back() = '\n';
+    out += "; " + trimmed(print(r.snapped.candidate.value())) + "\n";
+  }
+  return out + printForms(m.candidate.forms);
 }
 
 std::string frontMarkdown(const SearchResult& r, const SearchInfo& info) {
-  std::string md =
-      "# `dmci search`: the Pareto front\n\nFrom `" + info.seedProgram + "` on `" + info.data + "` (target `" +
-      info.target + "`), seed " + std::to_string(info.seed) + ", gradients " + (info.gradient ? "on" : "off") + ": " +
-      std::to_string(r.evaluations) + " evaluations (" + std::to_string(r.failed) + " failed) in " + number(r.seconds) +
-      " s.\n\n" +
-      "| complexity | score | held-out RMSE | training RMSE | program | parameters |\n|---:|---:|---:|---:|---|---|\n";
-  for (const auto& m : r.front) {
+  std::string md = "# `dmci search`: the Pareto front\n\nFrom `" + info.seedProgram + "` on `" + info.data +
+                   "` (target `" + info.target + "`), seed " + std::to_string(info.seed) + ", gradients " +
+                   (info.gradient ? "on" : "off") + ": " + std::to_string(r.evaluations) + " evaluations (" +
+                   std::to_string(r.failed) + " failed) in " + number(r.seconds) + " s.\n\n" +
+                   "| complexity | score | held-out RMSE | training RMSE | gain | program | parameters |\n"
+                   "|---:|---:|---:|---:|---:|---|---|\n";
+  for (size_t k = 0; k < r.front.size(); ++k) {
+    const Member& m = r.front[k];
     std::string params;
     for (const auto& [name, v] : usedParams(m.candidate))
       params += (params.empty() ? "" : ", ") + name + " = " + number(v);
-    md += "| " + std::to_string(m.complexity) + " | " + number(m.score) + " | " + number(m.holdoutRmse) + " | " +
-          number(m.trainRmse) + " | `" + trimmed(printForms(m.candidate.forms)) + "` | " + params + " |\n";
+    md += "| " + std::to_string(m.complexity) + (k == r.pick.index ? " (pick)" : "") + " | " + number(m.score) + " | " +
+          number(m.holdoutRmse) + " | " + number(m.trainRmse) + " | " + number(r.pick.gain[k]) + " | `" +
+          trimmed(printForms(m.candidate.forms)) + "` | " + params + " |\n";
   }
+  if (r.found) md += "\nThe pick: " + r.pick.why + ".\n";
   return md + "\n![front](front.svg)\n\n![progress](progress.svg)\n";
 }
 

@@ -15,12 +15,15 @@ struct SearchInfo {
   uint64_t seed = 0;
   bool gradient = true;
   double smoothSigma = 0;  // --smooth (0: off)
+  PickRule pick;           // the rule the pick followed
+  std::string canon;       // the candidates' keys: "ginac", "hash", or why not ginac
 };
 
-// {"best": {"program", "holdout_rmse", "train_rmse", "complexity", "params"}, "pareto": [...], "evaluations",
-//  "seconds", ...}.
+// {"best": the pick {"program", "holdout_rmse", "train_rmse", "complexity", "params", "snapped"}, "pick": the rule
+//  and why, "lowest": the lowest score's member, "pareto": [... with "loss" and "gain"], "evaluations", ...}.
 nlohmann::ordered_json searchJson(const SearchResult& r, const SearchInfo& info);
-// The best program, under comment lines saying what it scored and its fitted parameters.
+// The picked program as fitted, under comment lines saying what it scored, why it is the pick, its fitted
+// parameters and its snapped form.
 std::string bestProgram(const SearchResult& r, const SearchInfo& info);
 // The front as a Markdown table.
 std::string frontMarkdown(const SearchResult& r, const SearchInfo& info);

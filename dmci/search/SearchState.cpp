@@ -26,6 +26,13 @@ Member memberOf(const json& j, const std::string& at) {
   auto forms = readForms(jsonAt<std::string>(j, at, "program"), "state");
   if (!forms) throw JsonFieldError{at + "/program", forms.error().message};
   m.candidate.forms = std::move(*forms);
+  if (j.contains("edited")) {  // --edit NAME: the index of the definition edited
+    m.candidate.edited = jsonAt<int>(j, at, "edited");
+    const auto k = static_cast<size_t>(m.candidate.edited);
+    if (m.candidate.edited < 0 || k >= m.candidate.forms.size() || m.candidate.forms[k].head() != "define" ||
+        m.candidate.forms[k].items.size() != 3 || !m.candidate.forms[k].items[1].isList())
+      throw JsonFieldError{at + "/edited", "names no (define (NAME ...) BODY) of its program"};
+  }
   auto params = j.find("params");
   if (params == j.end() || !params->is_object()) throw JsonFieldError{at + "/params", "missing or not an object"};
   for (const auto& [name, v] : params->items()) m.candidate.params[name] = jsonAs<double>(v, at + "/params/" + name);
@@ -49,13 +56,15 @@ std::vector<Failure> failuresOf(const json& j, const std::string& at) {
 json memberJson(const Member& m) {
   json p = json::object();
   for (const auto& [name, v] : m.candidate.params) p[name] = v;
-  return {{"program", printForms(m.candidate.forms)},
-          {"params", p},
-          {"holdout_rmse", m.holdoutRmse},
-          {"score", m.score},
-          {"train_rmse", m.trainRmse},
-          {"complexity", m.complexity},
-          {"evaluation", m.evaluation}};
+  json j = {{"program", printForms(m.candidate.forms)},
+            {"params", p},
+            {"holdout_rmse", m.holdoutRmse},
+            {"score", m.score},
+            {"train_rmse", m.trainRmse},
+            {"complexity", m.complexity},
+            {"evaluation", m.evaluation}};
+  if (m.candidate.edited >= 0) j["edited"] = m.candidate.edited;
+  return j;
 }
 
 json failuresJson(const std::vector<Failure>& fs) {
@@ -81,6 +90,8 @@ std::string stateText(const State& st, const std::string& fingerprint) {
             {"rng", rng.str()},
             {"evaluations", st.evaluations},
             {"smoothed", st.smoothed},
+            {"duplicates", st.duplicates},
+            {"algebraic_keys", st.algebraicKeys},
             {"failed", st.failed},
             {"generation", st.generation},
             {"seconds", st.seconds},
@@ -115,6 +126,8 @@ Result<bool> loadState(State& st, const std::string& path, const std::string& fi
     st.evaluations = jsonAt<uint64_t>(j, "", "evaluations"), st.failed = jsonAt<uint64_t>(j, "", "failed");
     st.generation = jsonAt<uint64_t>(j, "", "generation");
     st.smoothed = j.contains("smoothed") ? jsonAt<uint64_t>(j, "", "smoothed") : 0;
+    st.duplicates = j.contains("duplicates") ? jsonAt<uint64_t>(j, "", "duplicates") : 0;
+    st.algebraicKeys = j.contains("algebraic_keys") ? jsonAt<uint64_t>(j, "", "algebraic_keys") : 0;
     st.seconds = jsonAt<double>(j, "", "seconds");
     st.islands.clear();
     const json& islands = arrayAt(j, "", "islands");

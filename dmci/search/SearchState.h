@@ -24,6 +24,7 @@ struct State {
   std::set<uint64_t> seen;
   uint64_t evaluations = 0, failed = 0, generation = 0;
   uint64_t smoothed = 0;  // candidates whose kept fit went through their smoothed program (--smooth)
+  uint64_t duplicates = 0, algebraicKeys = 0;  // children seen before; keys by the algebraic normal form
   double seconds = 0;
   std::vector<std::pair<uint64_t, double>> history;
   std::deque<Failure> failures;           // the built-in proposer's recent failures

@@ -65,6 +65,43 @@ TEST_F(SearchCli, JsonHasTheBestProgramTheFrontAndTheCounts) {
   EXPECT_TRUE(j.at("seconds").is_number());
 }
 
+TEST_F(SearchCli, TheBestIsTheFrontsPickAndTheJsonSaysWhy) {
+  Outcome o = dmci(search("--evals 60 --json --quiet"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  const json& front = j.at("pareto");
+  size_t at = j.at("pick").at("index");
+  ASSERT_LT(at, front.size());
+  EXPECT_EQ(j.at("best").at("program"), front[at].at("program"));
+  double threshold = j.at("pick").at("threshold"), gain = front[at].at("gain");
+  EXPECT_LE(front[at].at("loss").get<double>(), threshold);
+  for (const auto& m : front) {
+    if (m.at("loss").get<double>() > threshold) continue;
+    EXPECT_LE(m.at("gain").get<double>(), gain) << m.at("program");
+  }
+  EXPECT_LE(j.at("lowest").at("score").get<double>(), j.at("best").at("score").get<double>());
+  EXPECT_TRUE(j.at("best").at("snapped").contains("program"));
+  EXPECT_FALSE(j.at("pick").at("why").get<std::string>().empty());
+}
+
+TEST_F(SearchCli, CanonNamesTheKeysItUsed) {
+  Outcome hash = dmci(search("--evals 30 --json --quiet --canon hash"));
+  ASSERT_EQ(hash.code, 0) << hash.err;
+  EXPECT_EQ(json::parse(hash.out).at("canon").at("keys"), "hash");
+  EXPECT_EQ(json::parse(hash.out).at("canon").at("algebraic_keys"), 0);
+#ifdef DMCI_HAVE_GINAC
+  Outcome ginac = dmci(search("--evals 300 --json --quiet"));
+  ASSERT_EQ(ginac.code, 0) << ginac.err;
+  EXPECT_EQ(json::parse(ginac.out).at("canon").at("keys"), "ginac");
+  EXPECT_GT(json::parse(ginac.out).at("canon").at("algebraic_keys").get<int>(), 0);
+  // Another process (another address space) keys every candidate the same: the same children are seen again.
+  Outcome again = dmci(search("--evals 300 --json --quiet"));
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(json::parse(again.out).at("canon"), json::parse(ginac.out).at("canon"));
+  EXPECT_EQ(json::parse(again.out).at("pareto"), json::parse(ginac.out).at("pareto"));
+#endif
+}
+
 TEST_F(SearchCli, OutWritesTheBestProgramTheFrontAndThePlots) {
   Outcome o = dmci(search("--evals 40 --out run --quiet"));
   ASSERT_EQ(o.code, 0) << o.err;
@@ -264,3 +301,48 @@ TEST_F(SearchCli, SmoothFindsAThresholdAndBadSettingsAreRefused) {
 }
 
 }  // namespace
+
+// --edit NAME: the search edits only the body of (define (NAME ...) BODY), here the rate of an Euler integrator
+// run four steps by a recursion; the integrator and its literals (0.05, 4, 0, 1) stay as written and the law is
+// fitted through them: dv/dt = -0.5 v is found from the states alone (no derivative column).
+TEST_F(SearchCli, EditChangesOnlyTheNamedDefinitionAndFitsThroughTheRest) {
+  std::string csv = "v0,vn\n";
+  for (int i = 0; i < 40; ++i) {
+    double v = 0.5 + 0.0625 * i, vn = v;
+    for (int k = 0; k < 4; ++k) vn += 0.05 * (-0.5 * vn);
+    char line[80];
+    std::snprintf(line, sizeof line, "%.17g,%.17g\n", v, vn);
+    csv += line;
+  }
+  write("euler.csv", csv);
+  const std::string integrator = "(define (euler v h n) (if (= n 0) v (euler (+ v (* h (rate v))) h (- n 1))))";
+  write("euler.scm", "(define (rate v) a)\n" + integrator + "\n(euler v0 0.05 4)\n");
+  Outcome o = dmci(
+      "search --data euler.csv --target vn --seed-program euler.scm --edit rate --evals 400 --jobs 1 "
+      "--json");
+  ASSERT_EQ(o.code, 0) << o.err;
+  json best = json::parse(o.out).at("best");
+  EXPECT_LT(best.at("holdout_rmse").get<double>(), 1e-9) << best.dump();
+  const std::string program = best.at("program").get<std::string>();
+  EXPECT_NE(program.find(integrator), std::string::npos) << program;
+  EXPECT_NE(program.find("(euler v0 0.05 4)"), std::string::npos) << program;
+  EXPECT_EQ(program.rfind("(define (rate v) ", 0), 0u) << program;
+}
+
+// A bad --edit is a usage error at the seed's file:line:col: a name it does not define (its first line), a
+// variable's definition or a body of two forms (the definition's place).
+TEST_F(SearchCli, ABadEditIsAUsageErrorAtTheSeedsPlace) {
+  write("two.scm", "; a seed\n(define k 2)\n  (define (g x) (display x) (* k x))\n(g t)\n");
+  Outcome o = dmci("search --data osc.csv --target y --seed-program two.scm --edit nosuch --evals 10");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("two.scm:1:1: usage-error: --edit nosuch: the program has no definition"), std::string::npos)
+      << o.err;
+  o = dmci("search --data osc.csv --target y --seed-program two.scm --edit k --evals 10");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("two.scm:2:1: usage-error: --edit k: 'k' is defined as a variable"), std::string::npos) << o.err;
+  o = dmci("search --data osc.csv --target y --seed-program two.scm --edit g --evals 10");
+  EXPECT_EQ(o.code, 2);
+  EXPECT_NE(o.err.find("two.scm:3:3: usage-error: --edit g: the definition must have one body expression"),
+            std::string::npos)
+      << o.err;
+}

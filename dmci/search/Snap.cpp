@@ -1,0 +1,175 @@
+// Snapping the picked program's constants: the table of simple closed forms, and the greedy trial of each
+// constant against the forms near it, each trial a refit of the constants still free.
+#include "search/Snap.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+
+namespace dmci::search {
+
+namespace {
+
+const double kPi = std::acos(-1.0);
+
+Expr num(double x) { return Expr::num(x); }
+Expr op(const char* name, std::vector<Expr> args) {
+  args.insert(args.begin(), Expr::sym(name));
+  return Expr::list(std::move(args));
+}
+Expr piForm() { return op("acos", {num(-1)}); }
+
+// p/q as a program writes it: an integer, or (/ p q), exact for a reader that keeps integers exact (a judge's
+// sympy: exp(-0.5) is a float there, rounded to three decimals, exp(-1/2) is not).
+Expr ratio(int p, int q) { return q == 1 ? num(p) : op("/", {num(p), num(q)}); }
+
+// Every simple constant (positive), with its form and simplicity: p/q; π p/q and p/(q π); √(p/q); √(π p/q) and
+// √(p/(q π)); e^(p/q) and e^(-p/q).
+std::vector<SimpleConstant> makeTable() {
+  std::vector<SimpleConstant> t;
+  auto add = [&](double v, Expr form, int simplicity) { t.push_back({v, std::move(form), simplicity}); };
+  for (int q = 1; q <= 12; ++q)
+    for (int p = 1; p <= 24 * q; ++p)
+      if (std::gcd(p, q) == 1) add(static_cast<double>(p) / q, ratio(p, q), p + q);
+  for (int q = 1; q <= 6; ++q)
+    for (int p = 1; p <= 12; ++p) {
+      if (std::gcd(p, q) != 1) continue;
+      Expr r = ratio(p, q);
+      add(kPi * p / q, p == 1 && q == 1 ? piForm() : op("*", {r, piForm()}), p + q + 2);
+      add(p / (q * kPi), op("/", {num(p), q == 1 ? piForm() : op("*", {num(q), piForm()})}), p + q + 3);
+    }
+  for (int q = 1; q <= 10; ++q)
+    for (int p = 1; p <= 10; ++p) {
+      if (std::gcd(p, q) != 1) continue;
+      auto isSquare = [](int n) {
+        return static_cast<int>(std::lround(std::sqrt(n))) * std::lround(std::sqrt(n)) == n;
+      };
+      if (!(isSquare(p) && isSquare(q)))
+        add(std::sqrt(static_cast<double>(p) / q), op("sqrt", {ratio(p, q)}), p + q + 1);
+      if (p <= 4 && q <= 4) {
+        add(std::sqrt(kPi * p / q), op("sqrt", {op("*", {ratio(p, q), piForm()})}), p + q + 4);
+        add(std::sqrt(p / (q * kPi)), op("sqrt", {op("/", {num(p), q == 1 ? piForm() : op("*", {num(q), piForm()})})}),
+            p + q + 5);
+      }
+    }
+  for (int q = 1; q <= 4; ++q)
+    for (int p = 1; p <= 8; ++p) {
+      if (std::gcd(p, q) != 1) continue;
+      add(std::exp(static_cast<double>(p) / q), op("exp", {ratio(p, q)}), p + q + 2);
+      add(std::exp(-static_cast<double>(p) / q), op("exp", {ratio(-p, q)}), p + q + 2);
+    }
+  return t;
+}
+
+Expr negated(const Expr& form) {
+  if (form.isNumber()) return num(-form.number);
+  if (form.head() == "/" && form.items[1].isNumber()) return op("/", {num(-form.items[1].number), form.items[2]});
+  return op("-", {form});
+}
+
+// The number leaves of `e`, depth first.
+void numbersOf(Expr& e, std::vector<Expr*>& out) {
+  if (e.isNumber()) out.push_back(&e);
+  for (auto& item : e.items) numbersOf(item, out);
+}
+
+// `e` with every symbol named in `forms` replaced by its form.
+void writeForms(Expr& e, const std::map<std::string, Expr>& forms) {
+  if (e.isSymbol())
+    if (auto it = forms.find(e.text); it != forms.end()) e = it->second;
+  for (auto& item : e.items) writeForms(item, forms);
+}
+
+// A name for a fixed constant that no variable or parameter of the task has.
+std::string freshName(const Task& t, size_t k) {
+  std::string name = "snap%" + std::to_string(k);
+  auto taken = [&](const std::string& n) {
+    return std::find(t.vars.begin(), t.vars.end(), n) != t.vars.end() ||
+           std::find(t.params.begin(), t.params.end(), n) != t.params.end();
+  };
+  while (taken(name)) name += "%";
+  return name;
+}
+
+}  // namespace
+
+std::vector<SimpleConstant> simpleConstantsNear(double x, double window) {
+  static const std::vector<SimpleConstant> table = makeTable();
+  std::vector<SimpleConstant> out;
+  if (!std::isfinite(x) || x == 0) return out;
+  const double a = std::fabs(x);
+  for (const auto& c : table)
+    if (std::fabs(c.value - a) <= window * a)
+      out.push_back(x > 0 ? c : SimpleConstant{-c.value, negated(c.form), c.simplicity});
+  std::stable_sort(out.begin(), out.end(), [&](const SimpleConstant& l, const SimpleConstant& r) {
+    if (l.simplicity != r.simplicity) return l.simplicity < r.simplicity;
+    return std::fabs(l.value - x) < std::fabs(r.value - x);
+  });
+  // One entry per value (p/q reached twice, √4 and 2): the simplest form.
+  std::vector<SimpleConstant> unique;
+  for (auto& c : out)
+    if (std::none_of(unique.begin(), unique.end(), [&](const SimpleConstant& u) {
+          return std::fabs(u.value - c.value) <= 1e-15 * std::fabs(c.value);
+        }))
+      unique.push_back(std::move(c));
+  return unique;
+}
+
+Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
+                      uint64_t seed) {
+  Snapped out;
+  out.candidate = m.candidate, out.score = m.score, out.holdoutRmse = m.holdoutRmse, out.trainRmse = m.trainRmse;
+  if (!settings.gradient) return out;  // nothing is refitted: a snapped constant could not be made up for
+  const double limit = m.score * (1 + snap.tolerance) + snap.floor;
+  Candidate current = m.candidate;
+  std::map<std::string, double> fixed;
+  std::map<std::string, Expr> forms;
+  // Fixes one constant at the simplest form near `value` whose refit holds the score: `fix` is the program with
+  // the constant replaced by the name `name`. True when one held.
+  auto trial = [&](double value, const std::string& where, const std::string& name, const Candidate& fix) {
+    std::vector<SimpleConstant> near = simpleConstantsNear(value, snap.window);
+    if (near.size() > static_cast<size_t>(std::max(0, snap.tries))) near.resize(static_cast<size_t>(snap.tries));
+    if (std::fabs(value) < snap.zero) near.insert(near.begin(), SimpleConstant{0, num(0), 0});
+    for (const auto& c : near) {
+      std::map<std::string, double> withIt = fixed;
+      withIt[name] = c.value;
+      ++out.tried;
+      Score s = scoreCandidate(task, settings, fix, seed + static_cast<uint64_t>(out.tried), withIt);
+      if (!s.ok || !(s.score <= limit)) continue;
+      current = s.fitted, fixed = std::move(withIt), forms[name] = c.form;
+      out.constants.push_back({where, value, c.value, c.form});
+      out.score = s.score, out.holdoutRmse = s.holdoutRmse, out.trainRmse = s.trainRmse;
+      return true;
+    }
+    return false;
+  };
+  // The literals of the value, in order: a rejected one stays a number, a kept one becomes a fixed name.
+  for (size_t at = 0, ordinal = 1;; ++ordinal) {
+    std::vector<Expr*> numbers;
+    numbersOf(current.value(), numbers);
+    if (at >= numbers.size()) break;
+    Candidate fix = current;
+    std::vector<Expr*> sites;
+    numbersOf(fix.value(), sites);
+    const double value = sites[at]->number;
+    const std::string name = freshName(task, ordinal);
+    *sites[at] = Expr::sym(name);
+    if (!trial(value, "literal " + std::to_string(ordinal), name, fix)) ++at;
+  }
+  // Then the named parameters the value uses.
+  for (const auto& name : symbolsOf(current.value())) {
+    auto it = current.params.find(name);
+    if (it == current.params.end() || fixed.count(name) ||
+        std::find(task.params.begin(), task.params.end(), name) == task.params.end())
+      continue;
+    trial(it->second, name, name, current);
+  }
+  if (out.constants.empty()) return out;
+  writeForms(current.value(), forms);
+  for (const auto& [name, form] : forms) current.params.erase(name);
+  out.candidate = std::move(current);
+  return out;
+}
+
+}  // namespace dmci::search
