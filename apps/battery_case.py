@@ -152,8 +152,9 @@ def accelerates(pred, ks):
 
 def parsimonious(sj, within=1.1):
     """The simplest member of the search's Pareto front whose score (on the search cells) is within 10% of the
-    best's: a rule that uses nothing the search did not see."""
-    best = sj["best"]["score"]
+    lowest score's (`lowest`; `best` is the front's pick by PySR's rule): a rule that uses nothing the search did
+    not see."""
+    best = sj.get("lowest", sj["best"])["score"]
     ok = [m for m in sj["pareto"] if m["score"] <= within * best]
     return min(ok, key=lambda m: m["complexity"]) if ok else sj["best"]
 

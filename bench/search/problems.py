@@ -174,6 +174,85 @@ def _trajectories(p, rng, count=4, samples=100, dt=0.1, substeps=10):
     return states
 
 
+def trajectory_rows(p, noise, seed, dt=0.1):
+    """The rows of `dmci search --edit` on a Strogatz problem from trajectories, no derivative given: each row is a
+    state s (the one whose law p is), the other state o at three samples o0 o1 o2 (dt apart, from s's time), the
+    step h = dt and the target s_next, the state one sample later. The trajectories are draw()'s (the same seed);
+    noise (sigma = noise x RMS of the state's samples) is added to every observed sample once, so a row's s_next is
+    the next row's s."""
+    rng = random.Random(stable_seed("rows", seed, p.name))
+    states = _trajectories(p, rng)
+    k = 0 if p.output.startswith("x") else 1
+    samples = 100  # _trajectories' samples per trajectory
+    obs = [list(s) for s in states]
+    if noise > 0:
+        nrng = random.Random(stable_seed("noise", seed, p.name, noise))
+        for j in (0, 1):
+            rms = math.sqrt(sum(s[j] * s[j] for s in states) / len(states))
+            for s in obs:
+                s[j] += nrng.gauss(0, noise * rms)
+    rows = []
+    for start in range(0, len(obs), samples):
+        traj = obs[start:start + samples]
+        for i in range(len(traj) - 2):
+            rows.append((traj[i][k], traj[i][1 - k], traj[i + 1][1 - k], traj[i + 2][1 - k], dt, traj[i + 1][k]))
+    return rows
+
+
+def trajectory_seed(p, param):
+    """The seed program of a trajectory run: the law (f x y), which the search edits (--edit f), inside a fixed
+    integrator: two classical Runge-Kutta steps of h/2 carry s over h, the other state read from the quadratic
+    through its three samples. Nothing but f changes; every other literal stays as written."""
+    rate = "(f s (other u o0 o1 o2))" if p.output.startswith("x") else "(f (other u o0 o1 o2) s)"
+    return f"""; {p.name}: the law d{p.output[0]}/dt = (f x y), searched with --edit f from trajectories (no derivative given)
+(define (f x y) {param})
+; the other state at time u h, from the quadratic through its samples o0, o1, o2 at 0, h and 2h
+(define (other u o0 o1 o2)
+  (+ (* o0 0.5 (- u 1) (- u 2)) (* o1 -1 u (- u 2)) (* o2 0.5 u (- u 1))))
+; the rate of s at time u h
+(define (rate s u o0 o1 o2) {rate})
+; one classical Runge-Kutta step of du h from time u h
+(define (rk4 s u du o0 o1 o2 h)
+  (let* ((d (* du h))
+         (k1 (rate s u o0 o1 o2))
+         (k2 (rate (+ s (* 0.5 d k1)) (+ u (* 0.5 du)) o0 o1 o2))
+         (k3 (rate (+ s (* 0.5 d k2)) (+ u (* 0.5 du)) o0 o1 o2))
+         (k4 (rate (+ s (* d k3)) (+ u du) o0 o1 o2)))
+    (+ s (* (/ d 6) (+ k1 (* 2 k2) (* 2 k3) k4)))))
+(rk4 (rk4 s 0 0.5 o0 o1 o2 h) 0.5 0.5 o0 o1 o2 h)
+"""
+
+
+def edited_body(program, name="f"):
+    """The body of (define (NAME ...) BODY) in a program's text (the law a trajectory run found), or None. A small
+    reader of balanced parentheses: the text is dmci's printed program, never evaluated."""
+    text = str(program)
+    at = text.find(f"(define ({name} ")
+    if at < 0:
+        return None
+    depth, start = 0, None
+    head_end = text.find(")", at)  # the end of (NAME ARG ...)
+    if head_end < 0:
+        return None
+    i = head_end + 1
+    while i < len(text) and text[i] in " \t\n":
+        i += 1
+    start = i
+    if start >= len(text):
+        return None
+    if text[start] != "(":
+        end = start
+        while end < len(text) and text[end] not in " \t\n()":
+            end += 1
+        return text[start:end]
+    for j in range(start, len(text)):
+        depth += text[j] == "("
+        depth -= text[j] == ")"
+        if depth == 0:
+            return text[start:j + 1]
+    return None
+
+
 def draw(p, rows, noise, seed, test_rows):
     """(train, test, ranges): train is a list of (values in p.variables order, y with noise), test the same
     without noise; ranges the variables' ranges (the published ones, or the trajectories' bounding box)."""

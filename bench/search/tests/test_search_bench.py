@@ -186,6 +186,35 @@ FAKE_DMCI = textwrap.dedent('''\
 ''')
 
 
+class Trajectories(unittest.TestCase):
+    """--trajectories: rows of states over time (no derivative), a seed whose only edited part is (f x y)."""
+
+    def test_rows_follow_the_trajectories(self):
+        p = PROBLEMS["strogatz_lv2"]  # y' = y (2 - x - y): s is y, o is x
+        rows = problems.trajectory_rows(p, 0, 1)
+        self.assertEqual(len(rows), 4 * 98)  # four trajectories of 100 samples: 98 rows with o0 o1 o2 each
+        for a, b in zip(rows, rows[1:]):
+            if b[1] == a[2]:  # the same trajectory: the next row starts where this one ends
+                self.assertEqual(b[0], a[5])
+                self.assertEqual(b[2], a[3])
+        self.assertTrue(all(r[4] == 0.1 for r in rows))
+        self.assertEqual(rows, problems.trajectory_rows(p, 0, 1))
+        self.assertNotEqual(rows, problems.trajectory_rows(p, 0.01, 1))
+
+    def test_the_seed_edits_only_f_and_reads_the_law_in_x_and_y(self):
+        for name, call in (("strogatz_lv1", "(f s (other u o0 o1 o2))"), ("strogatz_lv2", "(f (other u o0 o1 o2) s)")):
+            seed = problems.trajectory_seed(PROBLEMS[name], "a")
+            self.assertIn("(define (f x y) a)", seed)
+            self.assertIn(call, seed)
+
+    def test_the_edited_body_is_read_back(self):
+        program = "(define (f x y) (* x (- 3 (+ x (* 2 y)))))\n(define (g u) (+ u 1))\n(g 2)"
+        self.assertEqual(problems.edited_body(program), "(* x (- 3 (+ x (* 2 y))))")
+        self.assertEqual(problems.edited_body("(define (f x y) a)\n(f 1 2)"), "a")
+        self.assertIsNone(problems.edited_body("(define (g x) x)"))
+        self.assertIsNone(problems.edited_body("(define (f x y) (* x"))
+
+
 class Script(unittest.TestCase):
     def setUp(self):
         self.dir = tempfile.TemporaryDirectory()
