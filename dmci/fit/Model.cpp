@@ -7,6 +7,7 @@
 #include "driver/Program.h"
 #include "fit/Names.h"
 #include "smooth/Smooth.h"
+#include "support/Csv.h"
 #include "syntax/Reader.h"
 
 namespace dmci::fit {
@@ -24,8 +25,7 @@ Result<std::vector<DatumPtr>> dataForms(const std::vector<DataBinding>& bindings
   for (const auto& b : bindings) {
     std::string option = b.vector ? "--data-vec " : "--data-list ";
     // The name must read as that one symbol and nothing more: a name no program could refer to is a mistake.
-    auto name = readAll(b.name, "<data>");
-    if (!name || name->size() != 1 || (*name)[0]->kind != DatumKind::Symbol || (*name)[0]->text != b.name)
+    if (!readsAsBareSymbol(b.name))
       return usage(option + b.name + "=...: the name must be a plain symbol (no spaces, parentheses, quotes, ;)");
     auto table = readDataTable(b.path);
     if (!table) return table.error();

@@ -29,8 +29,9 @@ std::vector<CsvCell> cellsOf(const std::string& line) {
   return cells;
 }
 
-// True when the name, written as it is, reads back as that one symbol: a name a program can refer to. Control
-// bytes and bars are refused first (the reader would take "|x|" or a name with a bar-escaped byte as a symbol).
+}  // namespace
+
+// The reader would take "|x|" or a name with a bar-escaped byte as a symbol: those bytes are refused first.
 bool readsAsBareSymbol(const std::string& name) {
   for (char ch : name) {
     auto c = static_cast<unsigned char>(ch);
@@ -40,8 +41,6 @@ bool readsAsBareSymbol(const std::string& name) {
   return read.ok() && read.value().size() == 1 && read.value()[0]->kind == DatumKind::Symbol &&
          read.value()[0]->text == name;
 }
-
-}  // namespace
 
 std::vector<CsvRow> readCsv(const std::string& text) {
   std::vector<CsvRow> rows;

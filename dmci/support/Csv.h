@@ -34,6 +34,10 @@ struct CsvProblem {
   std::string message;
 };
 
+// True when `name`, written as it is, reads back as that one symbol: a name a program can refer to (a header
+// cell, a --data-list name). Control bytes, bars and backslashes are refused before the reader is asked.
+bool readsAsBareSymbol(const std::string& name);
+
 // A header row's names; the first empty name, name that does not read back as one plain symbol (a name becomes a
 // Scheme variable) or repeated name is a problem, in the words "empty NOUN name in the header", "NOUN name "x y" in
 // the header is not a plain symbol (...)" (the name written as a Scheme string, control bytes escaped) and "NOUN 'x'
