@@ -285,3 +285,56 @@ def draw(p, rows, noise, seed, test_rows):
         nrng = random.Random(stable_seed("noise", seed, p.name, noise))
         train_y = [y + nrng.gauss(0, noise * rms) for y in train_y]
     return list(zip(train_x, train_y)), list(zip(test_x, test_y)), ranges
+
+
+# ---- units (ci/search-bench --units: dmci search --units) ----
+
+# Where FeynmanEquations.csv and units.csv (both as published) disagree, the benchmark's reading, with why. Each
+# is checked by the tests: with it, every Feynman law is dimensionally consistent under the table.
+UNITS_CORRECTIONS = {
+    # FeynmanEquations.csv writes the adiabatic index of I.39.11, I.43.43 and I.47.23 as Gamma; units.csv has it
+    # as gamma (dimensionless).
+    "Gamma": "0,0,0,0,0",
+    # units.csv gives mu_drift (the mobility of I.43.16, v = mu_drift q Volt / d) the units kg/s, with which the law
+    # is not consistent; a mobility is a velocity per force, s/kg (units.csv's own row `mob`).
+    "mu_drift": "0,1,-1,0,0",
+}
+
+
+def load_units(path=None):
+    """units.csv as {name: [exponents of m, s, kg, T, V]} (AI Feynman's table: Variable,Units,m,s,kg,T,V), with
+    UNITS_CORRECTIONS applied, and the base units' names."""
+    path = path or os.path.join(DATA, "units.csv")
+    try:
+        with open(path, newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+    except (OSError, UnicodeDecodeError, csv.Error) as e:
+        raise DataError(f"{path}: {e}") from None
+    if not rows or [c for c in rows[0] if c][:2] != ["Variable", "Units"]:
+        raise DataError(f"{path}:1: expected the header Variable,Units,m,s,kg,...")
+    dims = [c for c in rows[0][2:] if c]
+    table = {}
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        try:
+            table[row[0]] = [int(c) for c in row[2:2 + len(dims)]]
+        except ValueError:
+            raise DataError(f"{path}:{line}: an exponent is not an integer") from None
+        if len(table[row[0]]) != len(dims):
+            raise DataError(f"{path}:{line}: {len(table[row[0]])} exponents, {len(dims)} base units")
+    for name, text in UNITS_CORRECTIONS.items():
+        table[name] = [int(c) for c in text.split(",")]
+    return table, dims
+
+
+def units_file(p, target="target", table=None):
+    """The text of a dmci search --units file for problem p: a row per variable and one for the target (named as
+    the benchmark's data names it) with the units of the law's output. DataError when the table lacks a name."""
+    table, dims = table or load_units()
+    lines = ["name," + ",".join(dims)]
+    for name, as_name in [(v, v) for v in p.variables] + [(p.output, target)]:
+        if name not in table:
+            raise DataError(f"{p.name}: units.csv has no row for '{name}'")
+        lines.append(as_name + "," + ",".join(str(e) for e in table[name]))
+    return "\n".join(lines) + "\n"

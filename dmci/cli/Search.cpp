@@ -14,6 +14,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "cli/Exit.h"
 #include "driver/Program.h"
 #include "search/SearchReport.h"
+#include "search/Units.h"
 #include "smooth/Smooth.h"
 #include "support/Split.h"
 #include "syntax/Reader.h"
@@ -34,7 +36,8 @@ using namespace dmci::search;
 
 struct SearchArgs {
   std::string data, target, seedProgram, vars, ops = "+ - * / exp log sin cos sqrt expt";
-  std::string edit;  // --edit NAME
+  std::string edit;   // --edit NAME
+  std::string units;  // --units FILE
   uint64_t seed = 1;
   int jobs = 0;
   uint64_t evals = 0;
@@ -162,7 +165,7 @@ Candidate setUp(const SearchArgs& a, const fit::DataTable& t, Task& task) {
 }
 
 SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::string& dataText,
-                          const std::string& seedText) {
+                          const std::string& seedText, const std::string& unitsText) {
   SearchSettings s;
   s.seed = a.seed;
   s.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -198,7 +201,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
     s.stateFile = (std::filesystem::path(a.resume) / "state.json").string();
   }
   std::string all = dataText + "\x1f" + seedText + "\x1f" + a.target + "\x1f" + a.ops + "\x1f" + a.split + "\x1f" +
-                    a.group + "\x1f" + a.score + "\x1f" + a.canon + "\x1f" + a.edit;
+                    a.group + "\x1f" + a.score + "\x1f" + a.canon + "\x1f" + a.edit + "\x1f" + unitsText;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
   for (long long x :
@@ -210,6 +213,16 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));
   s.fingerprint = buf;
   return s;
+}
+
+// What --json says of the units' reduction: the law's form, the monomial and each group as programs.
+nlohmann::ordered_json unitsJson(const Reduction& r) {
+  nlohmann::ordered_json groups = nlohmann::ordered_json::array();
+  for (size_t k = 0; k < r.groups.size(); ++k) {
+    std::vector<Rational> e(r.groups[k].begin(), r.groups[k].end());
+    groups.push_back({{"name", r.groupNames[k]}, {"program", print(monomialExpr(r.vars, e))}});
+  }
+  return {{"reduction", describe(r)}, {"monomial", print(monomialExpr(r.vars, r.monomial))}, {"groups", groups}};
 }
 
 // The progress line on a terminal: evaluations, best held-out RMSE, front size, rate.
@@ -244,13 +257,27 @@ int searchCommand(const SearchArgs& a) {
     Task task;
     Candidate seed = setUp(a, *table, task);
     splitRows(a, *table, task);
-    SearchSettings settings = settingsOf(a, task, dataText, slurp(a.seedProgram));
+    std::optional<Reduction> reduction;
+    std::string unitsText;
+    if (!a.units.empty()) {  // dimensional analysis: the search runs on the dimensionless groups (search/Units.h)
+      if (!a.edit.empty())
+        throw UsageError{"--units and --edit: the units reduce the data's columns, which --edit does not search"};
+      unitsText = slurp(a.units);
+      auto units = parseUnits(unitsText, a.units);
+      if (!units) return reportError(units.error(), a.json);
+      auto r = reduceUnits(*units, task.vars, task.target, task.params);
+      if (!r) return reportError(r.error(), a.json);
+      orientGroups(*r, *table, task.train);
+      reduction = std::move(*r);
+    }
+    SearchSettings settings = settingsOf(a, task, dataText, slurp(a.seedProgram), unitsText);
     if (!a.edit.empty()) {  // edits write the definition's body: its arguments are what it reads, not the columns
       settings.edit = a.edit, settings.probe = false;
       settings.grammar.vars = editedArguments(seed);
     }
     SearchEvents ev = events(a);
-    auto r = runSearch(task, settings, seed, ev);
+    if (reduction && ev.note) ev.note("units: " + describe(*reduction));
+    auto r = reduction ? runSearchWithUnits(task, settings, seed, *reduction, ev) : runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
     if (!r) return reportError(r.error(), a.json);
     SearchInfo info{
@@ -260,7 +287,9 @@ int searchCommand(const SearchArgs& a) {
     if (!dir.empty())
       if (auto ok = writeSearchOutputs(dir, *r, info); !ok) return reportError(ok.error(), a.json);
     if (a.json) {
-      std::cout << searchJson(*r, info).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      auto j = searchJson(*r, info);
+      if (reduction) j["units"] = unitsJson(*reduction);
+      std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (r->found) {
       const Member& pick = picked(*r);
       std::cout << "best (the front's pick: score " << pick.score << ", held-out RMSE " << pick.holdoutRmse
@@ -295,6 +324,14 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
       "edit only the body of the seed's (define (NAME ARG ...) BODY): the rest of the program (an integrator, "
       "a recursion, a filter step) stays as written and is differentiated through; edits read NAME's "
       "arguments, not the data's columns");
+  cmd->add_option(
+      "--units", a.units,
+      "FILE: the units of the variables and the target, for dimensional analysis (as AI Feynman does it): the "
+      "search runs on the dimensionless groups of the variables and fits target / M, M the monomial of the "
+      "variables with the target's units; the programs it reports are written back in the variables. FILE is a "
+      "CSV: a header `name,DIM,...` (e.g. name,m,s,kg,T,V; a column named Units or description is free text), "
+      "then a row per name with the exponent of each base unit (an integer or p/q), e.g. `F,1,-2,1,0,0`; AI "
+      "Feynman's units.csv reads as it is");
   cmd->add_option("--vars", a.vars, "the columns programs may read, comma-separated (default: all but the target)");
   cmd->add_option("--ops", a.ops,
                   "the operators edits may introduce, separated by spaces or commas (any of: " + knownOperators() + ")")
