@@ -41,7 +41,9 @@ Rational::Rational(int64_t n, int64_t d) : num(n), den(d) {
   if (d != 1) *this = make(n, d);
 }
 
-std::string Rational::str() const { return den == 1 ? std::to_string(num) : std::to_string(num) + "/" + std::to_string(den); }
+std::string Rational::str() const {
+  return den == 1 ? std::to_string(num) : std::to_string(num) + "/" + std::to_string(den);
+}
 
 Rational operator+(Rational a, Rational b) {
   return make(static_cast<__int128>(a.num) * b.den + static_cast<__int128>(b.num) * a.den,
@@ -122,7 +124,8 @@ Result<UnitsTable> parseUnits(const std::string& text, const std::string& file) 
       return errorAt(file, header.line, cell.col, "empty base-unit name in the header");
     }
     if (!readsAsBareSymbol(cell.text))
-      return errorAt(file, header.line, cell.col, "base-unit name '" + cell.text + "' in the header is not a plain name");
+      return errorAt(file, header.line, cell.col,
+                     "base-unit name '" + cell.text + "' in the header is not a plain name");
     if (std::find(t.dims.begin(), t.dims.end(), cell.text) != t.dims.end())
       return errorAt(file, header.line, cell.col, "base unit '" + cell.text + "' appears twice in the header");
     dimOf[c] = static_cast<int>(t.dims.size());
@@ -385,8 +388,9 @@ Result<Reduction> reduceUnits(const UnitsTable& table, const std::vector<std::st
     SrcPos head{internFile(table.file), 1, 1};
     auto missing = [&](const std::string& name, const std::string& what) {
       return Error{ErrorKind::Usage,
-                   "no row for the " + what + " '" + name + "' in the units file (each variable and the target need "
-                   "one: name,then the exponent of each base unit)",
+                   "no row for the " + what + " '" + name +
+                       "' in the units file (each variable and the target need "
+                       "one: name,then the exponent of each base unit)",
                    head};
     };
     const UnitsRow* t = table.find(target);
@@ -434,8 +438,9 @@ Result<Reduction> reduceUnits(const UnitsTable& table, const std::vector<std::st
     }
     return r;
   } catch (const std::exception& e) {
-    return Error{ErrorKind::Usage, std::string("the units file's exponents are too large to solve exactly: ") +
-                                       e.what(), SrcPos{internFile(table.file), 1, 1}};
+    return Error{ErrorKind::Usage,
+                 std::string("the units file's exponents are too large to solve exactly: ") + e.what(),
+                 SrcPos{internFile(table.file), 1, 1}};
   }
 }
 
@@ -566,9 +571,9 @@ Result<fit::DataTable> reducedTable(const fit::DataTable& data, const Reduction&
   for (size_t row = 0; row < scaled.size(); ++row) {
     double m = value(r.monomial, row);
     if (!std::isfinite(m) || m == 0)
-      return bad("the target's scale " + print(monomialExpr(r.vars, r.monomial)) + " is " +
-                     (m == 0 ? "0" : "not finite"),
-                 row);
+      return bad(
+          "the target's scale " + print(monomialExpr(r.vars, r.monomial)) + " is " + (m == 0 ? "0" : "not finite"),
+          row);
     scaled[row] = y[row] / m;
   }
   out.names.push_back(r.target);
@@ -578,8 +583,7 @@ Result<fit::DataTable> reducedTable(const fit::DataTable& data, const Reduction&
 
 Candidate expandCandidate(const Candidate& c, const Reduction& r) {
   std::map<std::string, Expr> by;
-  for (size_t k = 0; k < r.groups.size(); ++k)
-  {
+  for (size_t k = 0; k < r.groups.size(); ++k) {
     Expr g = monomialExpr(r.vars, asRational(r.groups[k]));
     if (!(g.isSymbol() && g.text == r.groupNames[k])) by.emplace(r.groupNames[k], std::move(g));
   }

@@ -147,6 +147,36 @@ class Data(unittest.TestCase):
         for x, _ in clean:
             self.assertTrue(all(1 <= v <= 5 for v in x))
 
+    def test_every_feynman_law_is_dimensionally_consistent_under_the_units_table(self):
+        # Scale each base unit by a random factor and every variable by its units' factor: the law's value must
+        # scale by its output's. One check per law (with UNITS_CORRECTIONS; without the mu_drift one, I.43.16 fails).
+        import random
+        table, dims = problems.load_units()
+        self.assertEqual(dims, ["m", "s", "kg", "T", "V"])
+        rng = random.Random(3)
+        for p in PROBLEMS.values():
+            if p.group != "feynman":
+                continue
+            with self.subTest(p.name):
+                for _ in range(3):
+                    x = {v: rng.uniform(*p.ranges[v]) for v in p.variables}
+                    s = [math.exp(rng.uniform(-1, 1)) for _ in dims]
+                    fac = lambda name: math.prod(si ** e for si, e in zip(s, table[name]))  # noqa: E731
+                    y0 = exprs.evaluate(p.tree, x)
+                    y1 = exprs.evaluate(p.tree, {v: x[v] * fac(v) for v in p.variables})
+                    self.assertAlmostEqual(y1 / (y0 * fac(p.output)), 1, delta=1e-9)
+        raw = dict(table, mu_drift=[0, -1, 1, 0, 0])  # the row as published
+        f = lambda name: math.prod(si ** e for si, e in zip([2.0, 3.0, 5.0, 7.0, 11.0], raw[name]))  # noqa: E731
+        self.assertNotAlmostEqual(f("mu_drift") * f("q") * f("Volt") / f("d"), f("v"))
+
+    def test_the_units_file_of_a_problem(self):
+        text = problems.units_file(PROBLEMS["feynman_I_12_2"])
+        self.assertEqual(text.splitlines(), ["name,m,s,kg,T,V", "q1,2,-2,1,0,-1", "q2,2,-2,1,0,-1",
+                                             "epsilon,1,-2,1,0,-2", "r,1,0,0,0,0", "target,1,-2,1,0,0"])
+        self.assertIn("Gamma,0,0,0,0,0", problems.units_file(PROBLEMS["feynman_I_39_11"]))
+        with self.assertRaises(problems.DataError):
+            problems.units_file(PROBLEMS["strogatz_bacres1"])
+
     def test_a_bad_data_file_names_its_line(self):
         with tempfile.TemporaryDirectory() as d:
             path = os.path.join(d, "f.csv")
@@ -247,6 +277,20 @@ class Script(unittest.TestCase):
         self.assertIn("[2/2]", r.stderr)
         for ext in ("md", "svg"):
             self.assertTrue(os.path.getsize(os.path.join(self.dir.name, "o", "search-bench." + ext)) > 100)
+
+    def test_units_both_runs_each_feynman_problem_with_and_without_its_units(self):
+        r = self.run_bench("--problems", "I.12.1,strogatz_bacres1", "--evals", "10", "--rows", "50", "--units",
+                           env={"FAKE_PROGRAM": "(* mu Nn)"})
+        rep = self.report()
+        runs = [(x["problem"], x["units"]) for x in rep["runs"]]
+        self.assertEqual(runs, [("feynman_I_12_1", False), ("feynman_I_12_1", True), ("strogatz_bacres1", False)])
+        self.assertIn("--units units.csv", rep["runs"][1]["command"])
+        self.assertNotIn("--units", rep["runs"][0]["command"])
+        with open(os.path.join(self.dir.name, "o", "runs", "feynman_I_12_1", "noise-0", "evals-10-units",
+                               "units.csv")) as f:
+            self.assertEqual(f.read(), "name,m,s,kg,T,V\nmu,0,0,0,0,0\nNn,1,-2,1,0,0\ntarget,1,-2,1,0,0\n")
+        self.assertEqual([s["units"] for s in rep["summary"]], [False, True, False])
+        self.assertIn(", units): rule 100.0%", r.stdout)
 
     def test_a_failing_dmci_is_an_error_in_the_report(self):
         r = self.run_bench("--problems", "I.12.1", "--evals", "10", "--rows", "50", env={"FAKE_FAIL": "1"})

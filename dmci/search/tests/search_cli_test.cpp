@@ -346,3 +346,66 @@ TEST_F(SearchCli, ABadEditIsAUsageErrorAtTheSeedsPlace) {
             std::string::npos)
       << o.err;
 }
+
+// --units: Coulomb's law searched on its one dimensionless group (q2/q1) and reported in the data's variables;
+// a units file that does not parse, a variable without units and --units with --edit are errors.
+class SearchUnitsCli : public dmci::testing::CliFixture {
+ protected:
+  void SetUp() override {
+    CliFixture::SetUp();
+    std::string csv = "q1,q2,epsilon,r,F\n";
+    for (int i = 0; i < 120; ++i) {
+      double q1 = 1 + 0.031 * i, q2 = 1 + std::fmod(0.37 * i, 4), e = 1 + std::fmod(0.53 * i, 4),
+             r = 1 + std::fmod(0.71 * i, 4);
+      char line[160];
+      std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g,%.17g,%.17g\n", q1, q2, e, r,
+                    q1 * q2 / (4 * M_PI * e * r * r));
+      csv += line;
+    }
+    write("coulomb.csv", csv);
+    write("a.scm", "a\n");
+    write("units.csv",
+          "Variable,Units,m,s,kg,T,V,\nq1,Charge,2,-2,1,0,-1,\nq2,Charge,2,-2,1,0,-1,\n"
+          "epsilon,Electric permitivity,1,-2,1,0,-2,\nr,Length,1,0,0,0,0,\nF,Force,1,-2,1,0,0,\n");
+  }
+  std::string search(const std::string& more) {
+    return "search --data coulomb.csv --target F --seed-program a.scm --jobs 1 --quiet " + more;
+  }
+};
+
+TEST_F(SearchUnitsCli, TheLawIsFoundOnTheGroupsAndReportedInTheVariables) {
+  Outcome o = dmci(search("--units units.csv --evals 200 --json --out run"));
+  ASSERT_EQ(o.code, 0) << o.err;
+  json j = json::parse(o.out);
+  EXPECT_EQ(j.at("units").at("reduction"), "F = (/ (* q1 q1) (* epsilon r r)) * g(pi1 = (/ q2 q1))");
+  const std::string best = j.at("best").at("program");
+  EXPECT_EQ(best.find("pi1"), std::string::npos) << best;
+  EXPECT_NE(best.find("(/ q2 q1)"), std::string::npos) << best;
+  EXPECT_LT(j.at("best").at("holdout_rmse").get<double>(), 1e-12) << best;  // scored on F itself
+  for (const auto& m : j.at("pareto")) EXPECT_EQ(m.at("program").get<std::string>().find("pi1"), std::string::npos);
+  EXPECT_NE(slurp(dir / "run" / "best.scm").find("(* (/ (* q1 q1) (* epsilon r r))"), std::string::npos);
+}
+
+TEST_F(SearchUnitsCli, BadUnitsAreErrorsAtTheirPlace) {
+  write("bad.csv", "name,m,s,kg,T,V\nq1,2,-2,1,0,-1\nq2,2,-2,one,0,-1\n");
+  Outcome parse = dmci(search("--units bad.csv --evals 10"));
+  EXPECT_EQ(parse.code, 2) << parse.err;
+  EXPECT_EQ(parse.err.rfind("bad.csv:3:9: usage-error: 'q2': the exponent of 'kg' is 'one'", 0), 0u) << parse.err;
+  write("short.csv", "name,m,s,kg,T,V\nq1,2,-2,1,0,-1\nq2,2,-2,1,0,-1\nF,1,-2,1,0,0\n");
+  Outcome missing = dmci(search("--units short.csv --evals 10"));
+  EXPECT_EQ(missing.code, 2) << missing.err;
+  EXPECT_EQ(missing.err.rfind("short.csv:1:1: usage-error: no row for the variable 'epsilon'", 0), 0u) << missing.err;
+  write("wrong.csv",
+        "name,m,s,kg,T,V\nq1,2,-2,1,0,-1\nq2,2,-2,1,0,-1\nepsilon,1,-2,1,0,-2\nr,1,0,0,0,0\nF,1,-1,0,0,0\n");
+  Outcome target = dmci(search("--units wrong.csv --evals 10"));
+  EXPECT_EQ(target.code, 2) << target.err;
+  EXPECT_EQ(target.err.rfind("wrong.csv:6:1: usage-error: the target 'F' has units m s^-1, which no product", 0), 0u)
+      << target.err;
+  Outcome noFile = dmci(search("--units nowhere.csv --evals 10"));
+  EXPECT_NE(noFile.code, 0);
+  EXPECT_NE(noFile.err.find("nowhere.csv"), std::string::npos) << noFile.err;
+  write("r.scm", "(* a r)\n");
+  Outcome seed = dmci("search --data coulomb.csv --target F --seed-program r.scm --units units.csv --evals 10 -q");
+  EXPECT_EQ(seed.code, 2) << seed.err;
+  EXPECT_NE(seed.err.find("the seed program reads the variable 'r'"), std::string::npos) << seed.err;
+}
