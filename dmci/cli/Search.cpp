@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -126,6 +127,20 @@ SrcPos editPosition(const std::string& text, const std::string& file, const std:
             (target.kind == DatumKind::List && target.items[0]->isSymbol(name.c_str())))
           return d->pos;
       }
+  return SrcPos{internFile(file), 1, 1};
+}
+
+// Where the seed first reads the symbol `name` (an error about it points there), else its first line.
+SrcPos symbolPosition(const std::string& text, const std::string& file, const std::string& name) {
+  std::function<const Datum*(const Datum&)> find = [&](const Datum& d) -> const Datum* {
+    if (d.isSymbol(name.c_str())) return &d;
+    for (const auto& item : d.items)
+      if (const Datum* hit = find(*item)) return hit;
+    return nullptr;
+  };
+  if (auto datums = readAll(text, file))
+    for (const auto& d : *datums)
+      if (const Datum* hit = find(*d)) return hit->pos;
   return SrcPos{internFile(file), 1, 1};
 }
 
@@ -275,6 +290,15 @@ int searchCommand(const SearchArgs& a) {
       settings.edit = a.edit, settings.probe = false;
       settings.grammar.vars = editedArguments(seed);
     }
+    if (reduction)  // the search runs on the groups: the seed may read no other variable
+      for (const auto& name : symbolsOf(seed.value()))
+        if (std::find(task.vars.begin(), task.vars.end(), name) != task.vars.end() &&
+            std::find(reduction->groupNames.begin(), reduction->groupNames.end(), name) == reduction->groupNames.end())
+          throw DmciError(Error{ErrorKind::Usage,
+                                "--units: the seed reads the variable '" + name +
+                                    "', but the search runs on the dimensionless groups (" + describe(*reduction) +
+                                    "): start from a seed of parameters alone (e.g. `a`)",
+                                symbolPosition(slurp(a.seedProgram), a.seedProgram, name)});
     SearchEvents ev = events(a);
     if (reduction && ev.note) ev.note("units: " + describe(*reduction));
     auto r = reduction ? runSearchWithUnits(task, settings, seed, *reduction, ev) : runSearch(task, settings, seed, ev);

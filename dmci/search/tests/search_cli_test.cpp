@@ -407,5 +407,9 @@ TEST_F(SearchUnitsCli, BadUnitsAreErrorsAtTheirPlace) {
   write("r.scm", "(* a r)\n");
   Outcome seed = dmci("search --data coulomb.csv --target F --seed-program r.scm --units units.csv --evals 10 -q");
   EXPECT_EQ(seed.code, 2) << seed.err;
-  EXPECT_NE(seed.err.find("the seed program reads the variable 'r'"), std::string::npos) << seed.err;
+  EXPECT_EQ(seed.err.rfind("r.scm:1:6: usage-error: --units: the seed reads the variable 'r'", 0), 0u) << seed.err;
+  write("e.scm", "(define (f r) a)\n(f r)\n");
+  Outcome edit = dmci("search --data coulomb.csv --target F --seed-program e.scm --units units.csv --edit f -q");
+  EXPECT_EQ(edit.code, 2) << edit.err;
+  EXPECT_NE(edit.err.find("--units and --edit"), std::string::npos) << edit.err;
 }

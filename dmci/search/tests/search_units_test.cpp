@@ -65,8 +65,9 @@ TEST(SearchUnits, AIFeynmansTableReadsAsItIs) {
 }
 
 TEST(SearchUnits, BadFilesAreErrorsAtTheirPlace) {
-  EXPECT_EQ(errorOf(""), "units.csv:1:1: usage-error: the units file is empty: expected a header `name,DIM,...` "
-                         "(e.g. name,m,s,kg)");
+  EXPECT_EQ(errorOf(""),
+            "units.csv:1:1: usage-error: the units file is empty: expected a header `name,DIM,...` "
+            "(e.g. name,m,s,kg)");
   EXPECT_NE(errorOf("name,Units\n").find("units.csv:1:1: usage-error: the header names no base unit"),
             std::string::npos);
   EXPECT_EQ(errorOf("name,m,s,m\n"), "units.csv:1:10: usage-error: base unit 'm' appears twice in the header");
@@ -93,7 +94,8 @@ TEST(SearchUnits, MissingRowsAndATargetNoMonomialCarriesAreErrors) {
   ASSERT_TRUE(t);
   auto noVar = reduceUnits(*t, {"q", "d"}, "r", {});
   ASSERT_FALSE(noVar);
-  EXPECT_EQ(noVar.error().str().rfind("units.csv:1:1: usage-error: no row for the variable 'd' in the units file", 0), 0u)
+  EXPECT_EQ(noVar.error().str().rfind("units.csv:1:1: usage-error: no row for the variable 'd' in the units file", 0),
+            0u)
       << noVar.error().str();
   auto noTarget = reduceUnits(*t, {"q", "r"}, "F", {});
   ASSERT_FALSE(noTarget);
@@ -101,8 +103,8 @@ TEST(SearchUnits, MissingRowsAndATargetNoMonomialCarriesAreErrors) {
   // A velocity from a charge and a length: a time is missing (the target's row is where the error points).
   auto wrong = reduceUnits(*t, {"q", "r"}, "v", {});
   ASSERT_FALSE(wrong);
-  EXPECT_EQ(wrong.error().str().rfind("units.csv:4:1: usage-error: the target 'v' has units m s^-1, which no product", 0),
-            0u)
+  EXPECT_EQ(
+      wrong.error().str().rfind("units.csv:4:1: usage-error: the target 'v' has units m s^-1, which no product", 0), 0u)
       << wrong.error().str();
 }
 
@@ -127,16 +129,18 @@ TEST(SearchUnits, KnownLawsGiveTheirMonomialsAndGroups) {
   EXPECT_EQ(monomial(u), "(* m g z)");
   EXPECT_TRUE(u.groups.empty());
   // I.39.11: a dimensionless variable is a group of its own and keeps its name.
-  Reduction g = reduce("Gamma,Dimensionless,0,0,0,0,0,\npr,Pressure,-1,-2,1,0,0,\nV,volume,3,0,0,0,0,\n"
-                       "E_n,Energy,2,-2,1,0,0,\n",
-                       {"Gamma", "pr", "V"}, "E_n");
+  Reduction g = reduce(
+      "Gamma,Dimensionless,0,0,0,0,0,\npr,Pressure,-1,-2,1,0,0,\nV,volume,3,0,0,0,0,\n"
+      "E_n,Energy,2,-2,1,0,0,\n",
+      {"Gamma", "pr", "V"}, "E_n");
   EXPECT_EQ(monomial(g), "(* pr V)");
   EXPECT_EQ(groups(g), (std::vector<std::string>{"Gamma"}));
   EXPECT_EQ(g.groupNames, (std::vector<std::string>{"Gamma"}));
   // III.4.33, Planck: E = h omega g(h omega / (kb T)).
-  Reduction p = reduce("h,Angular momentum,2,-1,1,0,0,\nomega,Frequency,0,-1,0,0,0,\nkb,Boltzmann,2,-2,1,-1,0,\n"
-                       "T,Temperature,0,0,0,1,0,\nE_n,Energy,2,-2,1,0,0,\n",
-                       {"h", "omega", "kb", "T"}, "E_n");
+  Reduction p = reduce(
+      "h,Angular momentum,2,-1,1,0,0,\nomega,Frequency,0,-1,0,0,0,\nkb,Boltzmann,2,-2,1,-1,0,\n"
+      "T,Temperature,0,0,0,1,0,\nE_n,Energy,2,-2,1,0,0,\n",
+      {"h", "omega", "kb", "T"}, "E_n");
   EXPECT_EQ(monomial(p), "(* h omega)");
   EXPECT_EQ(groups(p), (std::vector<std::string>{"(/ (* h omega) (* kb T))"}));
   // I.8.14, a distance: x1 g(x2/x1, y1/x1, y2/x1), the monomial's variable below each ratio.
@@ -145,8 +149,9 @@ TEST(SearchUnits, KnownLawsGiveTheirMonomialsAndGroups) {
   EXPECT_EQ(monomial(d), "x1");
   EXPECT_EQ(groups(d), (std::vector<std::string>{"(/ x2 x1)", "(/ y1 x1)", "(/ y2 x1)"}));
   // I.47.23, a speed of sound: a half power when no integer monomial carries the units.
-  Reduction s = reduce("Gamma,D,0,0,0,0,0,\npr,Pressure,-1,-2,1,0,0,\nrho,Density,-3,0,1,0,0,\nc,Velocity,1,-1,0,0,0,\n",
-                       {"Gamma", "pr", "rho"}, "c");
+  Reduction s =
+      reduce("Gamma,D,0,0,0,0,0,\npr,Pressure,-1,-2,1,0,0,\nrho,Density,-3,0,1,0,0,\nc,Velocity,1,-1,0,0,0,\n",
+             {"Gamma", "pr", "rho"}, "c");
   EXPECT_EQ(monomial(s), "(/ (sqrt pr) (sqrt rho))");
   // A dimensionless target of dimensionless variables: the search runs as before (M = 1, every variable a group).
   Reduction n = reduce("theta,D,0,0,0,0,0,\nf,D,0,0,0,0,0,\n", {"theta"}, "f");
