@@ -604,7 +604,9 @@ Member expanded(const Member& m, const Task& task, const ScoreSettings& s, const
   plain.gradient = false, plain.smoothSigma = 0;
   Score sc = scoreCandidate(task, plain, out.candidate, seed);
   out.complexity = complexity(out.candidate.value());
-  if (sc.ok) out.holdoutRmse = sc.holdoutRmse, out.trainRmse = sc.trainRmse, out.score = sc.score;
+  // A program that runs on the groups runs on the variables (the groups' columns were computed the same way); should
+  // it not, its errors say so rather than keep the groups' figures.
+  out.holdoutRmse = sc.holdoutRmse, out.trainRmse = sc.trainRmse, out.score = sc.score;
   return out;
 }
 
