@@ -4,10 +4,12 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <functional>
 #include <random>
+#include <stdexcept>
 
 #include "driver/Program.h"
 #include "fit/Literals.h"
@@ -510,7 +512,7 @@ TEST(SearchLoop, ASearchWithNothingNewToProposeStops) {
   auto r = runSearch(o.task, s, candidate("t"), {{}, [&](const std::string& n) { note = n; }});
   ASSERT_TRUE(r.ok()) << r.error().str();
   EXPECT_LT(r->evaluations, 100000u);
-  EXPECT_EQ(note, "no proposer found a new candidate in 200 generations");
+  EXPECT_EQ(note, "no proposer found a new candidate in 10 epochs");
 }
 
 TEST(SearchLoop, AStateOfOtherSettingsIsRefused) {
@@ -524,6 +526,43 @@ TEST(SearchLoop, AStateOfOtherSettingsIsRefused) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("other data, seed program or settings"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// An exchange that says it has three ranks: the search refuses two islands before any exchange.
+class ThreeRanks final : public IslandExchange {
+ public:
+  int rank() const override { return 0; }
+  int ranks() const override { return 3; }
+  std::vector<std::string> gather(const std::string&) override { throw std::logic_error("gather"); }
+  std::string broadcast(const std::string&) override { throw std::logic_error("broadcast"); }
+  std::string describe() const override { return "three"; }
+};
+
+TEST(SearchLoop, FewerIslandsThanRanksIsAUsageError) {
+  Oscillator o;
+  ThreeRanks three;
+  auto s = small(10, 1);
+  s.exchange = &three;
+  auto r = runSearch(o.task, s, candidate("(* a t)", {{"a", 1}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Usage);
+  EXPECT_NE(r.error().message.find("--islands 2 is below the 3 ranks"), std::string::npos) << r.error().message;
+}
+
+// Epochs: whole epochs, the budget met at the first epoch's end that reaches it; the islands' draws are their own,
+// so a search of more epochs begins as the shorter one.
+TEST(SearchLoop, EpochsAreWholeAndALongerSearchBeginsAsTheShorter) {
+  Oscillator o;
+  Candidate seed = candidate("(* a (cos (* 1.5 t)))", {{"a", 1}});
+  auto shortRun = runSearch(o.task, small(30, 1), seed);
+  auto longRun = runSearch(o.task, small(60, 2), seed);
+  ASSERT_TRUE(shortRun.ok() && longRun.ok());
+  EXPECT_EQ(shortRun->epochs, 1u);  // the seed, then one epoch of 2 islands x 20
+  EXPECT_EQ(longRun->epochs, 2u);
+  EXPECT_GE(shortRun->evaluations, 30u);
+  ASSERT_FALSE(shortRun->history.empty());
+  for (const auto& step : shortRun->history)
+    EXPECT_NE(std::find(longRun->history.begin(), longRun->history.end(), step), longRun->history.end()) << step.first;
 }
 
 }  // namespace
