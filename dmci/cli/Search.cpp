@@ -348,9 +348,11 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "budget cuts it")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
-  cmd->add_option("--evals", a.evals, "stop after this many evaluations (default 2000 when --seconds is not given)");
-  cmd->add_option("--seconds", a.seconds, "stop after this much time");
-  cmd->add_option("--goal", a.goal, "stop once the best score is at most this");
+  cmd->add_option("--evals", a.evals,
+                  "stop at the end of the first epoch that reaches this many evaluations (default 2000 when "
+                  "--seconds is not given)");
+  cmd->add_option("--seconds", a.seconds, "stop at the end of the first epoch past this much time");
+  cmd->add_option("--goal", a.goal, "stop at the end of the epoch whose best score is at most this");
   auto* holdout = cmd->add_option("--holdout", a.holdout, "score on this fraction of the rows, held out (seeded)")
                       ->capture_default_str();
   cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest")

@@ -45,7 +45,8 @@ class MpiExchange final : public IslandExchange {
     std::string all;
     if (rank_ == 0) {
       long long at = 0;
-      for (long long l : lengths) counts.push_back(static_cast<int>(l)), offsets.push_back(static_cast<int>(at)), at += l;
+      for (long long l : lengths)
+        counts.push_back(static_cast<int>(l)), offsets.push_back(static_cast<int>(at)), at += l;
       all.resize(static_cast<size_t>(at));
     }
     MPI_Gatherv(mine.data(), static_cast<int>(mine.size()), MPI_CHAR, all.data(), counts.data(), offsets.data(),
