@@ -273,6 +273,12 @@ class Loop {
                        std::to_string(s_.islands),
                    {}};
     secondsBefore_ = st_.seconds;
+    // A crash between a checkpoint's write and its rename left its temporary file: never a checkpoint, removed.
+    const std::filesystem::path dir = std::filesystem::path(s_.stateFile).parent_path();
+    for (const std::string& prefix : {std::filesystem::path(s_.stateFile).filename().string() + ".tmp.",
+                                      std::filesystem::path(previousFile()).filename().string() + ".tmp."})
+      for (const auto& entry : std::filesystem::directory_iterator(dir.empty() ? "." : dir, ec))
+        if (entry.path().filename().string().rfind(prefix, 0) == 0) std::filesystem::remove(entry.path(), ec);
     decide(s_.stopRequested && s_.stopRequested->load());
     if (st_.stop.empty()) askExternal();
     return true;

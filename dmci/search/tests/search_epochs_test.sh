@@ -58,6 +58,8 @@ if [ "$mode" = plain ]; then
   parses torn/state.json torn/state.prev.json torn/state.json.tmp.* && ok "every checkpoint on disk parses" ||
     fail "a checkpoint on disk does not parse"
   search --jobs 2 --resume torn >/dev/null || fail "resume after the torn write ran"
+  ls torn/state.json.tmp.* >/dev/null 2>&1 && fail "the resumed search left the torn temporary file" ||
+    ok "the resumed search removed the torn temporary file"
   [ "$(digest torn)" = "$ref" ] && ok "resumed after the torn write: the digest" || fail "torn resume: $(digest torn) != $ref"
 
   "$dmci" search --data osc.csv --target y --seed-program seed.scm --evals 100000 --epoch-evals 10 --quiet --jobs 1 \
