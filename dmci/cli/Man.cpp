@@ -71,7 +71,7 @@ void footer(std::ostream& out, const CLI::App& command) {
   if (!f.empty()) out << ".SH NOTES\n" << roff(f) << "\n";
 }
 
-void exitStatus(std::ostream& out) {
+void exitStatus(std::ostream& out, const std::string& command) {
   out << ".SH EXIT STATUS\n"
       << ".TP\n"
       << kOk << "\nsuccess\n"
@@ -80,6 +80,13 @@ void exitStatus(std::ostream& out) {
       << roff("the program failed (an error, an exhausted budget) or a check failed") << "\n.TP\n"
       << kUsageError << "\n"
       << roff("the command was used wrongly") << "\n";
+  if (command == "search")
+    out << ".TP\n"
+        << kRequeue << "\n"
+        << roff(
+               "stopped by SIGUSR1 (or SIGTERM under --mpi) after its epoch, the checkpoint written: run it again "
+               "with --resume (ci/slurm/search.sbatch requeues the job)")
+        << "\n";
 }
 
 }  // namespace
@@ -131,7 +138,7 @@ std::string manPage(const CLI::App& root, const CLI::App& command) {
   out << ".SH OPTIONS\n";
   options(out, docs);
   footer(out, command);
-  exitStatus(out);
+  exitStatus(out, command.get_name());
   if (top) {
     out << ".SH ENVIRONMENT\n.TP\n.B DMCI_ENGINE_PATH\n"
         << roff(

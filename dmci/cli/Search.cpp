@@ -1,14 +1,20 @@
 // `dmci search --data FILE.csv --target COL --seed-program SEED.scm`: reads the data and the seed program, sets
 // up the task (variables, named parameters, the held-out rows), runs the search and writes what was asked: the
-// progress line on a terminal, --json, --out DIR (and the state that --resume DIR continues from).
+// progress line on a terminal, --json, --out DIR (and the checkpoint that --resume DIR continues from). With --mpi
+// (under mpirun or srun) the islands run on the ranks (search/Exchange.h's plugin); rank 0 reports and writes, the
+// others only search. SIGUSR1 (and SIGTERM under --mpi: SLURM's preemption) ends the search after its epoch, its
+// checkpoint written, with the exit code kRequeue.
 #include "cli/Search.h"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -61,7 +67,13 @@ struct SearchArgs {
   bool noSnap = false, noProbe = false;
   bool json = false, quiet = false;
   std::string out, resume;
+  bool mpi = false;
+  int epochEvals = 20;
 };
+
+// Set by SIGUSR1 (and SIGTERM under --mpi): the search ends after its epoch, checkpointed.
+std::atomic<bool> stopRequested{false};
+void requestStop(int) { stopRequested.store(true); }
 
 std::string slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -186,7 +198,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   s.jobs = a.jobs > 0 ? a.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   s.evals = a.evals == 0 && a.seconds <= 0 ? 2000 : a.evals;
   s.seconds = a.seconds, s.goal = a.goal;
-  s.islands = a.islands, s.population = a.population, s.children = a.children;
+  s.islands = a.islands, s.population = a.population, s.children = a.children, s.epochEvals = a.epochEvals;
   s.grammar = {task.vars, task.params, words(a.ops), a.maxSize, a.maxDepth};
   for (const auto& op : s.grammar.ops)
     if (operatorArity(op) == 0) throw UsageError{"--ops: '" + op + "' is not an operator (" + knownOperators() + ")"};
@@ -220,7 +232,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
   for (long long x :
-       {a.iterations, a.restarts, a.islands, a.population, a.children, a.maxSize, a.maxDepth,
+       {a.iterations, a.restarts, a.islands, a.population, a.children, a.epochEvals, a.maxSize, a.maxDepth,
         static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea), static_cast<int>(a.noProbe)})
     all += "\x1f" + std::to_string(x);
   all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
@@ -240,11 +252,12 @@ nlohmann::ordered_json unitsJson(const Reduction& r) {
   return {{"reduction", describe(r)}, {"monomial", print(monomialExpr(r.vars, r.monomial))}, {"groups", groups}};
 }
 
-// The progress line on a terminal: evaluations, best held-out RMSE, front size, rate.
-SearchEvents events(const SearchArgs& a) {
+// The progress line on a terminal: the epoch, the ranks, evaluations, best score, front size, rate (and each
+// rank's, of its own work).
+SearchEvents events(bool quiet) {
   SearchEvents ev;
-  bool terminal = !a.quiet && isatty(fileno(stderr));
-  if (!a.quiet)
+  bool terminal = !quiet && isatty(fileno(stderr));
+  if (!quiet)
     ev.note = [terminal](const std::string& msg) {
       std::fprintf(stderr, "%sdmci search: %s\n", terminal ? "\r\033[K" : "", escapeControls(msg, true).c_str());
     };
@@ -254,9 +267,15 @@ SearchEvents events(const SearchArgs& a) {
     auto now = std::chrono::steady_clock::now();
     if (now - *last < std::chrono::milliseconds(100)) return;
     *last = now;
-    std::fprintf(stderr, "\r\033[Ksearch: %llu evaluations  best %.6g (complexity %d)  front %zu  %.0f evals/s",
+    std::string perRank;
+    for (double rate : r.rankRates) perRank += (perRank.empty() ? "" : " ") + std::to_string(std::lround(rate));
+    std::fprintf(stderr,
+                 "\r\033[Ksearch: epoch %llu  %d rank%s  %llu evaluations  best %.6g (complexity %d)  front %zu  %.0f "
+                 "evals/s (per rank: %s)",
+                 static_cast<unsigned long long>(r.epochs), r.ranks, r.ranks == 1 ? "" : "s",
                  static_cast<unsigned long long>(r.evaluations), r.found ? r.best.score : NAN,
-                 r.found ? r.best.complexity : 0, r.front.size(), r.seconds > 0 ? r.evaluations / r.seconds : 0.0);
+                 r.found ? r.best.complexity : 0, r.front.size(), r.seconds > 0 ? r.evaluations / r.seconds : 0.0,
+                 perRank.c_str());
     std::fflush(stderr);
   };
   return ev;
@@ -299,11 +318,26 @@ int searchCommand(const SearchArgs& a) {
                                     "', but the search runs on the dimensionless groups (" + describe(*reduction) +
                                     "): start from a seed of parameters alone (e.g. `a`)",
                                 symbolPosition(slurp(a.seedProgram), a.seedProgram, name)});
-    SearchEvents ev = events(a);
+    std::unique_ptr<IslandExchange> exchange;
+    if (a.mpi) {
+      std::string why;
+      exchange = openMpiExchange(why);
+      if (!exchange) throw UsageError{"--mpi: " + why};
+      settings.exchange = exchange.get();
+    }
+    const bool lead = !exchange || exchange->rank() == 0;  // rank 0 reports and writes
+    if (!lead) settings.stateFile.clear();
+    settings.stopRequested = &stopRequested;
+    std::signal(SIGUSR1, requestStop);
+    if (a.mpi) std::signal(SIGTERM, requestStop);
+    if (const char* fault = std::getenv("DMCI_SEARCH_FAULT")) settings.fault = fault;
+    SearchEvents ev = events(a.quiet || !lead);
     if (reduction && ev.note) ev.note("units: " + describe(*reduction));
     auto r = reduction ? runSearchWithUnits(task, settings, seed, *reduction, ev) : runSearch(task, settings, seed, ev);
     if (ev.generation) std::fprintf(stderr, "\r\033[K");
-    if (!r) return reportError(r.error(), a.json);
+    if (!r)
+      return lead ? reportError(r.error(), a.json) : (r.error().kind == ErrorKind::Usage ? kUsageError : kProgramError);
+    if (r->follower) return kOk;
     SearchInfo info{
         a.data,        a.target, a.seedProgram, a.seed,
         !a.noGradient, a.smooth, settings.pick, settings.canon == CanonKind::Hash ? "hash" : canonicalBackend()};
@@ -329,6 +363,14 @@ int searchCommand(const SearchArgs& a) {
         std::cout << r->smoothed << " candidates kept the fit that went through their smoothed program\n";
     } else {
       std::cout << "no candidate scored in " << r->evaluations << " evaluations\n";
+    }
+    if (r->stopped) {
+      if (!a.quiet)
+        std::fprintf(stderr, "dmci search: stopped by a signal after epoch %llu%s; exit %d: resume with --resume\n",
+                     static_cast<unsigned long long>(r->epochs),
+                     dir.empty() ? " (no --out: nothing to resume from)" : (", checkpoint in " + dir).c_str(),
+                     kRequeue);
+      return kRequeue;
     }
     return r->found ? kOk : kProgramError;
   } catch (const DmciError& e) {
@@ -362,13 +404,16 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
       ->capture_default_str();
   cmd->add_option("--seed", a.seed, "seed of every random draw (and of the --holdout rows)")->capture_default_str();
   cmd->add_option("--jobs,-j", a.jobs,
-                  "candidates scored in parallel (0: one per hardware thread); a seed gives the same search for any "
-                  "number, unless --seconds or a candidate's time budget cuts it")
+                  "candidates scored in parallel (0: one per hardware thread; with --mpi, per rank); a seed gives the "
+                  "same search for any number, and on any number of ranks, unless --seconds or a candidate's time "
+                  "budget cuts it")
       ->check(CLI::Range(0, 4096))
       ->capture_default_str();
-  cmd->add_option("--evals", a.evals, "stop after this many evaluations (default 2000 when --seconds is not given)");
-  cmd->add_option("--seconds", a.seconds, "stop after this much time");
-  cmd->add_option("--goal", a.goal, "stop once the best score is at most this");
+  cmd->add_option("--evals", a.evals,
+                  "stop at the end of the first epoch that reaches this many evaluations (default 2000 when "
+                  "--seconds is not given)");
+  cmd->add_option("--seconds", a.seconds, "stop at the end of the first epoch past this much time");
+  cmd->add_option("--goal", a.goal, "stop at the end of the epoch whose best score is at most this");
   auto* holdout = cmd->add_option("--holdout", a.holdout, "score on this fraction of the rows, held out (seeded)")
                       ->capture_default_str();
   cmd->add_option("--split", a.split, "COL<VALUE: fit on the rows with COL < VALUE, score on the rest")
@@ -404,6 +449,16 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--children", a.children, "children per island per generation")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
+  cmd->add_option("--epoch-evals", a.epochEvals,
+                  "evaluations per island per epoch; at an epoch's end the islands' results are merged, migrants "
+                  "move and the checkpoint is written")
+      ->check(CLI::Range(1, 1000000))
+      ->capture_default_str();
+  cmd->add_flag("--mpi", a.mpi,
+                "run the islands on MPI ranks (under mpirun or srun; the plugin dmci-search-mpi.so): island i on "
+                "rank i mod R, rank 0 merging, reporting and writing; the same result as one process. --islands must "
+                "be at least the ranks. SIGTERM (as SIGUSR1 always) ends the search after its epoch, checkpointed, "
+                "with exit 75");
   cmd->add_option("--max-size", a.maxSize, "the most nodes an edited program may have")
       ->check(CLI::Range(1, 1000000))
       ->capture_default_str();
@@ -443,10 +498,12 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
   cmd->add_option("--out", a.out,
-                  "write best.scm, front.md, front.json, front.svg, progress.svg and the state (state.json) here");
+                  "write best.scm, front.md, front.json, front.svg, progress.svg, archive.json (canonical: its "
+                  "SHA-256 names the outcome) and the checkpoint (state.json, after every epoch; the one before "
+                  "is state.prev.json) here; SIGUSR1 ends the search after its epoch with exit 75");
   cmd->add_option("--resume", a.resume,
-                  "continue the search saved in this folder (same command line; --evals and "
-                  "--seconds count from the start)");
+                  "continue the search checkpointed in this folder (same command line but for --jobs and the ranks; "
+                  "--evals and --seconds count from the start)");
   cmd->add_flag("--quiet,-q", a.quiet, "no progress line and no notes on standard error");
 }
 

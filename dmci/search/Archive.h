@@ -41,6 +41,7 @@ class EliteArchive {
   // Every elite, in cell order.
   std::vector<Member> members() const;
   const Member* best() const;
+  double spread() const { return spread_; }
 
  private:
   double spread_ = 1;

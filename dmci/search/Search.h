@@ -1,18 +1,28 @@
 // The search's outer loop: islands of candidates, a MAP-Elites archive and a Pareto front (search/Archive.h),
 // children from the built-in proposer and, when given, an external one, each child scored in-process
-// (search/Score.h), in parallel.
+// (search/Score.h), in parallel, on one process or on many (MPI ranks, search/Exchange.h) with the same result.
 //
-// One generation: every island draws `children` parents (a tournament of three in the island, or an elite of the
-// archive one time in four) and the built-in proposer edits each; the external proposer, every `proposerEvery`
-// generations, adds its programs. A child whose canonical key (search/Canon.h) was seen before is drawn again (up
-// to eight times) and never evaluated twice. The batch is scored on `jobs` threads and taken in batch order, so the
-// search is the same for any number of jobs: every random draw is made on the one thread, from the seed, and a
-// candidate's fit is seeded by its place. A scored child joins its island (the oldest member leaves when the
-// island is full: regularized evolution, which keeps islands exploring while the archive keeps the elites) and
-// is offered to the archive; a failed one is kept, with its error, for the next prompt.
-// Every `migrateEvery` generations each island receives the best member of the next. The state after each
-// generation can be saved (JSON) and a search resumed from it continues as the uninterrupted one would.
+// The search runs in epochs. In an epoch each island, on its own, scores `epochEvals` children (fewer only when it
+// finds nothing new; the budget `evals` ends the search at the first epoch's end that reaches it, so that a search
+// resumed with a larger budget is the uninterrupted one): generation after generation it draws
+// `children` parents (a tournament of three in the island, or an elite of the archive as it stood when the epoch
+// began, one time in four) and the built-in proposer edits each. Every draw of island i comes from its own
+// generator, seeded from (seed, i); the fit of the child in slot k of the island's generation g is seeded from
+// (seed, i, g, k). A child whose canonical key (search/Canon.h) the search saw before the epoch, or the island
+// during it, is drawn again (up to eight times). A scored child joins its island (the oldest member leaves when
+// the island is full: regularized evolution); a failed one is kept, with its error, for the next prompt. So an
+// island's epoch depends only on the state at the epoch's start: not on which rank runs it, the number of ranks,
+// the threads (`jobs`, shared by a rank's islands) or timing.
+//
+// At an epoch's end the islands' reports are merged (on rank 0) in island order, each island's outcomes in their
+// order: every scored child is numbered (its evaluation), offered to the archive and the history; the keys seen
+// join the search's. Then migration: each island receives the best member of the next (a ring) and one member of
+// the front (the front's members in turn). The external proposer, every `proposerEvery` epochs, is asked then; its
+// programs are scored by the islands in the next epoch. The state after each epoch is saved (the checkpoint,
+// search/SearchState.h; the last two are kept) and broadcast to every rank; a search resumed from it continues as
+// the uninterrupted one would, on any number of ranks.
 #pragma once
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -22,6 +32,7 @@
 #include "search/Archive.h"
 #include "search/BuiltinProposer.h"
 #include "search/Canon.h"
+#include "search/Exchange.h"
 #include "search/Pick.h"
 #include "search/Score.h"
 #include "search/Snap.h"
@@ -34,7 +45,8 @@ struct SearchSettings {
   uint64_t evals = 2000;  // stop after this many evaluations (0: no limit)
   double seconds = 0;     // stop after this much time (0: no limit)
   double goal = 0;        // stop once the best held-out RMSE is at most this (0: never)
-  int islands = 4, population = 20, children = 4, migrateEvery = 5;
+  int islands = 4, population = 20, children = 4;
+  int epochEvals = 20;  // evaluations per island per epoch (the islands exchange at its end)
   Grammar grammar;
   ScoreSettings score;
   std::string edit;      // --edit NAME: the definition whose body is edited (Candidate::edited), or ""
@@ -42,7 +54,7 @@ struct SearchSettings {
   double proposerTimeout = 30;
   int proposerEvery = 1;
   int proposerWant = 8;
-  std::string stateFile;               // written after every generation when given
+  std::string stateFile;               // the checkpoint, written after every epoch when given (and the one before)
   bool resume = false;                 // start from stateFile
   std::string fingerprint;             // names the search's inputs and settings in its state
   CanonKind canon = CanonKind::Ginac;  // candidates' keys: algebraic normal forms when the plugin is there
@@ -50,6 +62,11 @@ struct SearchSettings {
   bool probe = true;                   // the power-law probe's programs join the first generation (search/Probe.h)
   bool snap = true;                    // snap the pick's constants to simple forms at the end (search/Snap.h)
   SnapSettings snapping;
+  IslandExchange* exchange = nullptr;                // the ranks (nullptr: one process)
+  const std::atomic<bool>* stopRequested = nullptr;  // set (by a signal): end after the epoch, checkpointed
+  // A planted fault for the tests (DMCI_SEARCH_FAULT): "kill:RANK:EPOCH" (that rank SIGKILLs itself in the middle
+  // of that epoch) or "torn:EPOCH" (rank 0 SIGKILLs itself between writing that epoch's checkpoint and its rename).
+  std::string fault;
 };
 
 struct Failure {
@@ -64,9 +81,16 @@ struct SearchResult {
   Member best;         // the lowest score (what --goal and the history follow)
   bool found = false;  // some candidate scored
   std::vector<Member> front;
-  FrontPick pick;   // the final pick: front[pick.index] (when found)
+  std::vector<Member> archive;  // every elite, in cell order
+  FrontPick pick;               // the final pick: front[pick.index] (when found)
   Snapped snapped;  // the pick with its constants snapped (after the last generation, with SearchSettings::snap)
-  uint64_t evaluations = 0, failed = 0, generations = 0;
+  uint64_t evaluations = 0, failed = 0, generations = 0;  // generations: the islands' together
+  uint64_t epochs = 0;
+  int ranks = 1;
+  bool follower = false;  // a rank other than 0: its result is not the search's (rank 0 reports)
+  bool stopped = false;   // ended by stopRequested before the budget: resume from the checkpoint
+  // Each rank's evaluations per second of its own work (scoring and proposing, not waiting) in this run.
+  std::vector<double> rankRates;
   uint64_t smoothed = 0;       // candidates whose kept fit went through their smoothed program (--smooth)
   uint64_t duplicates = 0;     // children not scored: their key was seen before
   uint64_t algebraicKeys = 0;  // keys computed by the algebraic normal form (search/Canon.h), not the hash
@@ -76,7 +100,7 @@ struct SearchResult {
 };
 
 struct SearchEvents {
-  std::function<void(const SearchResult&)> generation;  // after every generation
+  std::function<void(const SearchResult&)> generation;  // after every epoch (on rank 0)
   std::function<void(const std::string&)> note;         // the external proposer's failures, in words
 };
 

@@ -98,6 +98,10 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
           {"seconds", r.seconds},
           {"failed", r.failed},
           {"generations", r.generations},
+          {"epochs", r.epochs},
+          {"ranks", r.ranks},
+          {"evals_per_second_per_rank", r.rankRates},
+          {"stopped", r.stopped},
           {"seed", info.seed},
           {"gradient", info.gradient},
           {"smooth",
@@ -169,11 +173,14 @@ Result<bool> writeSearchOutputs(const std::string& dir, const SearchResult& r, c
   if (!line.y.empty()) line.x.push_back(static_cast<double>(r.evaluations)), line.y.push_back(line.y.back());
   progress.series.push_back(line);
   ojson frontJson = searchJson(r, info)["pareto"];
-  const std::pair<const char*, std::string> files[] = {{"best.scm", bestProgram(r, info)},
-                                                       {"front.md", frontMarkdown(r, info)},
-                                                       {"front.json", frontJson.dump(1) + "\n"},
-                                                       {"front.svg", fit::svgChart(front)},
-                                                       {"progress.svg", fit::svgChart(progress)}};
+  nlohmann::json archive = nlohmann::json::array();  // sorted keys, no times: one search, one text
+  for (const auto& m : r.archive) archive.push_back(nlohmann::json::parse(memberJson(m).dump()));
+  const std::string archiveText = nlohmann::json{{"archive", archive}, {"evaluations", r.evaluations}}.dump(
+      -1, ' ', false, nlohmann::json::error_handler_t::replace);
+  const std::pair<const char*, std::string> files[] = {
+      {"best.scm", bestProgram(r, info)},        {"front.md", frontMarkdown(r, info)},
+      {"front.json", frontJson.dump(1) + "\n"},  {"front.svg", fit::svgChart(front)},
+      {"progress.svg", fit::svgChart(progress)}, {"archive.json", archiveText + "\n"}};
   for (const auto& [name, text] : files)
     if (auto ok = writeFileAtomically((fs::path(dir) / name).string(), text); !ok) return ok.error();
   return true;

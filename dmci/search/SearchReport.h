@@ -1,6 +1,7 @@
 // What a search prints and writes: the --json object, and the --out folder (best.scm, front.md, front.json,
-// front.svg: held-out error against complexity, progress.svg: the best held-out error over evaluations), each
-// file written whole or not at all.
+// front.svg: held-out error against complexity, progress.svg: the best held-out error over evaluations,
+// archive.json: the archive as canonical JSON, sorted keys and no times, whose SHA-256 names the search's outcome:
+// the same on any number of ranks), each file written whole or not at all.
 #pragma once
 #include <nlohmann/json.hpp>
 #include <string>
@@ -27,7 +28,7 @@ nlohmann::ordered_json searchJson(const SearchResult& r, const SearchInfo& info)
 std::string bestProgram(const SearchResult& r, const SearchInfo& info);
 // The front as a Markdown table.
 std::string frontMarkdown(const SearchResult& r, const SearchInfo& info);
-// Writes DIR/best.scm, front.md, front.json, front.svg and progress.svg.
+// Writes DIR/best.scm, front.md, front.json, front.svg, progress.svg and archive.json.
 Result<bool> writeSearchOutputs(const std::string& dir, const SearchResult& r, const SearchInfo& info);
 
 }  // namespace dmci::search

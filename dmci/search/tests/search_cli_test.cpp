@@ -136,7 +136,8 @@ TEST_F(SearchCli, AProposerAnsweringRightAtItsThirdCallIsFound) {
 }
 
 TEST_F(SearchCli, AProposerThatGetsEverythingWrongIsSurvivedAndToldEachFailure) {
-  Outcome o = dmci(search("--evals 60 --islands 2 --children 2 --json --proposer '" + kProposers + "junk.sh'"));
+  Outcome o = dmci(  // the proposer is asked every epoch: short ones, so that it is asked four times
+      search("--evals 60 --islands 2 --children 2 --epoch-evals 4 --json --proposer '" + kProposers + "junk.sh'"));
   ASSERT_EQ(o.code, 0) << o.err;
   EXPECT_GE(json::parse(o.out).at("evaluations").get<int>(), 60);
   std::string second = failures(prompt(2));
@@ -177,8 +178,8 @@ TEST_F(SearchCli, AResumeFromAStateOfWrongTypesIsRefusedNamingTheField) {
   j["evaluations"] = -1;
   refused(j.dump(1), "/evaluations: not a whole number in range");
   j = state;
-  j["islands"] = json::parse(R"([[{"program": 5}]])");
-  refused(j.dump(1), "/islands/0/0/program: not a string");
+  j["islands"][0]["members"][0]["program"] = 5;
+  refused(j.dump(1), "/islands/0/members/0/program: not a string");
   j = state;
   j["proposer"] = json::array({1, 2});
   refused(j.dump(1), "/proposer: not [calls, failed calls, programs, scored]");

@@ -4,10 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <barrier>
 #include <cmath>
 #include <filesystem>
 #include <functional>
+#include <memory>
+#include <optional>
 #include <random>
+#include <stdexcept>
+#include <thread>
 
 #include "driver/Program.h"
 #include "fit/Literals.h"
@@ -510,7 +516,7 @@ TEST(SearchLoop, ASearchWithNothingNewToProposeStops) {
   auto r = runSearch(o.task, s, candidate("t"), {{}, [&](const std::string& n) { note = n; }});
   ASSERT_TRUE(r.ok()) << r.error().str();
   EXPECT_LT(r->evaluations, 100000u);
-  EXPECT_EQ(note, "no proposer found a new candidate in 200 generations");
+  EXPECT_EQ(note, "no proposer found a new candidate in 10 epochs");
 }
 
 TEST(SearchLoop, AStateOfOtherSettingsIsRefused) {
@@ -524,6 +530,121 @@ TEST(SearchLoop, AStateOfOtherSettingsIsRefused) {
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.error().message.find("other data, seed program or settings"), std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+// An exchange that says it has three ranks: the search refuses two islands before any exchange.
+class ThreeRanks final : public IslandExchange {
+ public:
+  int rank() const override { return 0; }
+  int ranks() const override { return 3; }
+  std::vector<std::string> gather(const std::string&) override { throw std::logic_error("gather"); }
+  std::string broadcast(const std::string&) override { throw std::logic_error("broadcast"); }
+  std::string describe() const override { return "three"; }
+};
+
+TEST(SearchLoop, FewerIslandsThanRanksIsAUsageError) {
+  Oscillator o;
+  ThreeRanks three;
+  auto s = small(10, 1);
+  s.exchange = &three;
+  auto r = runSearch(o.task, s, candidate("(* a t)", {{"a", 1}}));
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().kind, ErrorKind::Usage);
+  EXPECT_NE(r.error().message.find("--islands 2 is below the 3 ranks"), std::string::npos) << r.error().message;
+}
+
+// Epochs: whole epochs, the budget met at the first epoch's end that reaches it; the islands' draws are their own,
+// so a search of more epochs begins as the shorter one.
+TEST(SearchLoop, EpochsAreWholeAndALongerSearchBeginsAsTheShorter) {
+  Oscillator o;
+  Candidate seed = candidate("(* a (cos (* 1.5 t)))", {{"a", 1}});
+  auto shortRun = runSearch(o.task, small(30, 1), seed);
+  auto longRun = runSearch(o.task, small(60, 2), seed);
+  ASSERT_TRUE(shortRun.ok() && longRun.ok());
+  EXPECT_EQ(shortRun->epochs, 1u);  // the seed, then one epoch of 2 islands x 20
+  EXPECT_EQ(longRun->epochs, 2u);
+  EXPECT_GE(shortRun->evaluations, 30u);
+  ASSERT_FALSE(shortRun->history.empty());
+  for (const auto& step : shortRun->history)
+    EXPECT_NE(std::find(longRun->history.begin(), longRun->history.end(), step), longRun->history.end()) << step.first;
+}
+
+// R ranks as R threads of one process, meeting at a barrier: the exchange's contract without MPI (the MPI plugin
+// itself is tested as processes, search_epochs_test.sh).
+class ThreadRanks {
+ public:
+  explicit ThreadRanks(int ranks) : texts_(static_cast<size_t>(ranks)), meet_(ranks) {}
+  class Rank final : public IslandExchange {
+   public:
+    Rank(ThreadRanks& hub, int rank) : hub_(hub), rank_(rank) {}
+    int rank() const override { return rank_; }
+    int ranks() const override { return static_cast<int>(hub_.texts_.size()); }
+    std::vector<std::string> gather(const std::string& mine) override {
+      hub_.texts_[static_cast<size_t>(rank_)] = mine;
+      hub_.meet_.arrive_and_wait();
+      std::vector<std::string> all = rank_ == 0 ? hub_.texts_ : std::vector<std::string>{};
+      hub_.meet_.arrive_and_wait();
+      return all;
+    }
+    std::string broadcast(const std::string& text) override {
+      if (rank_ == 0) hub_.root_ = text;
+      hub_.meet_.arrive_and_wait();
+      std::string out = hub_.root_;
+      hub_.meet_.arrive_and_wait();
+      return out;
+    }
+    std::string describe() const override { return "threads"; }
+
+   private:
+    ThreadRanks& hub_;
+    int rank_;
+  };
+
+ private:
+  std::vector<std::string> texts_;
+  std::string root_;
+  std::barrier<> meet_;
+};
+
+// The archive of a search as text: what the digest of archive.json names.
+std::string archiveText(const SearchResult& r) {
+  std::string out;
+  for (const auto& m : r.archive)
+    out += printForms(m.candidate.forms) + " " + fit::schemeNumber(m.score) + " " + std::to_string(m.evaluation) + "\n";
+  return out;
+}
+
+TEST(SearchLoop, OneRankTwoAndThreeGiveTheSameArchive) {
+  Oscillator o;
+  Candidate seed = candidate("(* a (cos (* 1.5 t)))", {{"a", 1}});
+  auto settings = small(120, 1);
+  settings.islands = 3, settings.epochEvals = 8;
+  auto one = runSearch(o.task, settings, seed);
+  ASSERT_TRUE(one.ok()) << one.error().str();
+  EXPECT_GE(one->epochs, 4u);
+  for (int ranks : {2, 3}) {
+    ThreadRanks hub(ranks);
+    std::vector<std::unique_ptr<ThreadRanks::Rank>> xs;
+    std::vector<SearchSettings> each(static_cast<size_t>(ranks), settings);
+    std::vector<std::optional<Result<SearchResult>>> results(static_cast<size_t>(ranks));
+    std::vector<std::thread> threads;
+    for (int r = 0; r < ranks; ++r) xs.push_back(std::make_unique<ThreadRanks::Rank>(hub, r));
+    for (int r = 0; r < ranks; ++r)
+      threads.emplace_back([&, r] {
+        each[static_cast<size_t>(r)].exchange = xs[static_cast<size_t>(r)].get();
+        results[static_cast<size_t>(r)].emplace(runSearch(o.task, each[static_cast<size_t>(r)], seed));
+      });
+    for (auto& t : threads) t.join();
+    ASSERT_TRUE(results[0]->ok()) << results[0]->error().str();
+    EXPECT_EQ(archiveText(**results[0]), archiveText(*one)) << ranks << " ranks";
+    EXPECT_EQ((*results[0])->history, one->history) << ranks << " ranks";
+    EXPECT_EQ((*results[0])->ranks, ranks);
+    EXPECT_EQ((*results[0])->rankRates.size(), static_cast<size_t>(ranks));
+    for (int r = 1; r < ranks; ++r) EXPECT_TRUE((*results[static_cast<size_t>(r)])->follower);
+  }
+  auto other = settings;
+  other.seed = 12;
+  EXPECT_NE(archiveText(*runSearch(o.task, other, seed)), archiveText(*one));
 }
 
 }  // namespace
