@@ -72,6 +72,26 @@ TEST(LongPrograms, AHundredThousandBindingLetStarIsAFormErrorOnTheDmciRouteNotAC
   EXPECT_EQ(evalOk(test::longLetStar(2000), Route::Dmci).value, 2000);
 }
 
+// The dmci route is linear in program length: mce.scm reads a variable by its lexical address (a vector-ref of
+// its frame), not by a scan. 2,000 defines run within the default budgets; 16,000 within 6.4 million steps
+// (about 250 per define were measured; an evaluator whose references scan their frame needs billions), so a
+// quadratic cost anywhere in the route fails this test by its step count, whatever the machine's speed.
+TEST(LongPrograms, TwoThousandDefinesRunThroughTheEvaluatorWithinTheDefaultBudgets) {
+  EXPECT_DOUBLE_EQ(evalOk(test::longDefines(2000), Route::Dmci).value, test::longDefinesValue(2000));
+}
+
+TEST(LongPrograms, SixteenThousandDefinesRunThroughTheEvaluatorInLinearlyManySteps) {
+  Budget b;
+  b.steps = 16000 * 400;
+  auto ev = test::evaluate(test::longDefines(16000), test::options(Route::Dmci, {}, false, b));
+  ASSERT_TRUE(ev.ok()) << ev.error().str();
+  EXPECT_DOUBLE_EQ(ev->value, test::longDefinesValue(16000));
+}
+
+TEST(LongPrograms, FourThousandDefinesRunThroughTheTowerWithinTheDefaultBudgets) {
+  EXPECT_DOUBLE_EQ(evalOk(test::longDefines(4000), Route::Dmci2).value, test::longDefinesValue(4000));
+}
+
 TEST(LongPrograms, AnAndOfFiveThousandTestsCompiles) {
   EXPECT_EQ(evalOk(ladder("and", ">", 5000) + "(if (f 1e9) 1 0)", Route::Direct).value, 1);
 }
