@@ -34,7 +34,8 @@ long natural(const PrimCall<Num>& c, int k) {
   std::optional<Num> own;
   if (valid) own = c[k].num;
   Num x = c[k].isNumber() ? c[k].num : Num(0);
-  return static_cast<long>(static_cast<double>(c.decide(DecisionKind::Discrete, own, Closeness<Num>::between(x, x), x)));
+  return static_cast<long>(
+      static_cast<double>(c.decide(DecisionKind::Discrete, own, Closeness<Num>::between(x, x), x)));
 }
 
 // The [start, end) of the optional arguments 1 and 2.
@@ -92,7 +93,8 @@ template <class Num>
 V<Num> vectorCopy(const PrimCall<Num>& c) {
   const auto& xs = elementsOf(c, 0);
   auto [start, end] = range(c, xs.size());
-  return c.heap().vector(std::vector<V<Num>>(xs.begin() + static_cast<long>(start), xs.begin() + static_cast<long>(end)));
+  return c.heap().vector(
+      std::vector<V<Num>>(xs.begin() + static_cast<long>(start), xs.begin() + static_cast<long>(end)));
 }
 
 template <class Num>

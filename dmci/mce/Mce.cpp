@@ -27,12 +27,14 @@ struct DataBuilder {
   struct Frame {
     std::unordered_map<std::string, int> index;  // the first binding of a name, as mce.scm would find it
     bool boxed;
+    bool vector;  // mce.scm's rule: a frame of more than kListSlots slots is a vector, a shorter one a list
   };
+  static constexpr size_t kListSlots = 4;
   std::vector<Frame> frames;  // innermost last
   int depth = 0;
 
   void push(const std::vector<std::string>& names, bool boxed) {
-    Frame f{{}, boxed};
+    Frame f{{}, boxed, names.size() > kListSlots};
     f.index.reserve(names.size());
     for (size_t k = 0; k < names.size(); ++k) f.index.emplace(names[k], static_cast<int>(k));
     frames.push_back(std::move(f));
@@ -42,13 +44,14 @@ struct DataBuilder {
     for (const auto& b : bs) out.push_back(b.first);
     return out;
   }
-  // (%local name . |depth index boxed|), or (%ref . name) for a free name.
+  // (%local name . |depth index boxed vector|), or (%ref . name) for a free name.
   DatumPtr reference(const std::string& name, SrcPos p) {
     for (size_t d = 0; d < frames.size(); ++d) {
       const Frame& f = frames[frames.size() - 1 - d];
       auto it = f.index.find(name);
       if (it == f.index.end()) continue;
-      std::string address = std::to_string(d) + " " + std::to_string(it->second) + (f.boxed ? " 1" : " 0");
+      std::string address =
+          std::to_string(d) + " " + std::to_string(it->second) + (f.boxed ? " 1" : " 0") + (f.vector ? " 1" : " 0");
       return Datum::list({sym("%local", p), Datum::symbol(name, p)}, p, Datum::symbol(address, p));
     }
     return Datum::list({sym("%ref", p)}, p, Datum::symbol(name, p));

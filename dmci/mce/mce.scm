@@ -18,17 +18,20 @@
 ;;; once and returns a procedure of the run-time environment. Dispatch on the
 ;;; form and the lexical address of every variable are settled then, not at
 ;;; every evaluation.
-;;;   environment  a list of frames, innermost first; a frame is a vector of
-;;;                values (a lambda's arguments, a let's values) or of boxes
-;;;                (a letrec*'s variables)
-;;; A variable's address, (depth index boxed?), is resolved once, before the
-;;; program is data: Mce.cpp knows every binder's frame and slot and writes
-;;; the address on the reference node, and %address reads it back in constant
-;;; time. So neither analysis nor evaluation scans names, and a reference costs
-;;; one vector-ref however many variables its frame holds: a program of N
-;;; top-level definitions (one letrec* frame) runs in time linear in N. The
-;;; depth is the lexical nesting between the reference and its binder: depths
-;;; 0 to 2 are read by fixed car/cdr steps, deeper frames by list-ref.
+;;;   environment  a list of frames, innermost first; a frame holds values (a
+;;;                lambda's arguments, a let's values) or boxes (a letrec*'s
+;;;                variables): a list when it has at most 4 slots (a call's
+;;;                argument list as it comes), else a vector
+;;; A variable's address, (depth index boxed? vector?), is resolved once,
+;;; before the program is data: Mce.cpp knows every binder's frame and slot
+;;; (and the same 4-slot rule) and writes the address on the reference node,
+;;; and %address reads it back in constant time. So neither analysis nor
+;;; evaluation scans names, and a reference costs one primitive step however
+;;; many variables its frame holds (a vector-ref, or a list-ref of at most 4):
+;;; a program of N top-level definitions (one letrec* frame) runs in time
+;;; linear in N. The depth is the lexical nesting between the reference and
+;;; its binder: depths 0 to 2 are read by fixed car/cdr steps, deeper frames
+;;; by list-ref.
 ;;; An interpreted procedure is a host procedure, so primitives, apply and the
 ;;; library procedures call it like any other. A primitive is applied by the
 ;;; engine's one primitive-apply operation, never by a test on its name.
@@ -71,7 +74,7 @@
 ;; A variable the program binds, at the address written on its node.
 (define (analyse-local node)
   (let ((address (%address node)))
-    (access (car address) (cadr address) (caddr address) node)))
+    (access (car address) (cadr address) (caddr address) (car (cdddr address)) node)))
 
 ;; A free name: a primitive, else an error when evaluated.
 (define (analyse-free node)
@@ -80,18 +83,34 @@
       (lambda (env) (%global node))))
 
 ;; The procedure reading the variable at depth and index, unboxing a letrec* variable.
-(define (access depth index boxed? node)
-  (let ((get (frame-accessor depth index)))
+(define (access depth index boxed? vector? node)
+  (let ((get (if vector? (vector-accessor depth index) (list-accessor depth index))))
     (if boxed?
         (lambda (env) (%box-ref (get env) node))
         get)))
 
-;; The procedure reading slot index of the frame depth frames out (frames are vectors).
-(define (frame-accessor depth index)
+;; The procedure reading slot index of the vector frame depth frames out.
+(define (vector-accessor depth index)
   (cond ((= depth 0) (lambda (env) (vector-ref (car env) index)))
         ((= depth 1) (lambda (env) (vector-ref (cadr env) index)))
         ((= depth 2) (lambda (env) (vector-ref (caddr env) index)))
         (else (lambda (env) (vector-ref (list-ref env depth) index)))))
+
+;; The procedure reading slot index (0 to 3) of the list frame depth frames out.
+(define (list-accessor depth index)
+  (cond ((and (= depth 0) (= index 0)) (lambda (env) (caar env)))
+        ((= depth 0) (lambda (env) (list-ref (car env) index)))
+        ((= depth 1) (lambda (env) (list-ref (cadr env) index)))
+        ((= depth 2) (lambda (env) (list-ref (caddr env) index)))
+        (else (lambda (env) (list-ref (list-ref env depth) index)))))
+
+;; A frame of these slots: a list of at most 4 (as Mce.cpp's addresses expect), else a vector.
+(define (frame values long?)
+  (if long? (list->vector values) values))
+
+;; Whether a frame of these names is long: more than 4 slots, a vector.
+(define (long? names)
+  (> (length names) 4))
 
 ;; (if test then else): only #f is false.
 (define (analyse-if e)
@@ -119,20 +138,33 @@
           (else
            (lambda (env) (let ((p (f env)) (xs (run-list args env))) (%at e) (apply p xs)))))))
 
-;; A lambda: a host procedure that checks its arity, then runs the body in a new frame.
+;; A lambda: a host procedure that checks its arity, then runs the body in a new frame
+;; (a short one is the argument list itself).
 (define (analyse-lambda e)
   (let ((params (cadr e))
         (rest? (caddr e))
         (body (analyse (car (cdddr e)))))
-    (if rest?
-        (lambda (env)
-          (lambda args
-            (%check-arity e args)
-            (body (cons (list->vector (bind-rest params args)) env))))
-        (lambda (env)
-          (lambda args
-            (%check-arity e args)
-            (body (cons (list->vector args) env)))))))
+    (let ((long (long? params)))
+      (cond ((and rest? long)
+             (lambda (env)
+               (lambda args
+                 (%check-arity e args)
+                 (body (cons (list->vector (bind-rest params args)) env)))))
+            (rest?
+             (lambda (env)
+               (lambda args
+                 (%check-arity e args)
+                 (body (cons (bind-rest params args) env)))))
+            (long
+             (lambda (env)
+               (lambda args
+                 (%check-arity e args)
+                 (body (cons (list->vector args) env)))))
+            (else
+             (lambda (env)
+               (lambda args
+                 (%check-arity e args)
+                 (body (cons args env)))))))))
 
 ;; A variadic procedure's frame: the fixed arguments, then the rest as one list.
 (define (bind-rest params args)
@@ -143,17 +175,21 @@
 ;; (let names inits body): inits in the outer environment, the body in a new frame.
 (define (analyse-let e)
   (let ((inits (map-analyse (cadr e)))
-        (body (analyse (caddr e))))
-    (lambda (env) (body (cons (list->vector (run-list inits env)) env)))))
+        (body (analyse (caddr e)))
+        (long (long? (car e))))
+    (if long
+        (lambda (env) (body (cons (list->vector (run-list inits env)) env)))
+        (lambda (env) (body (cons (run-list inits env) env))))))
 
 ;; (letrec* names inits body): a frame of boxes, initialised in order, then the body.
 (define (analyse-letrec e)
   (let ((names (car e))
         (inits (map-analyse (cadr e)))
-        (body (analyse (caddr e))))
+        (body (analyse (caddr e)))
+        (long (long? (car e))))
     (lambda (env)
       (let ((boxes (make-boxes names)))
-        (let ((env2 (cons (list->vector boxes) env)))
+        (let ((env2 (cons (frame boxes long) env)))
           (initialise boxes inits env2)
           (body env2))))))
 
@@ -179,5 +215,6 @@
         (lambda (env) (first env) (rest env)))))
 
 ;; The analysed program: a procedure of the seed's values, its free variables.
-(let ((run (analyse program)))
-  (lambda (param-values) (run (list (list->vector param-values)))))
+(let ((run (analyse program))
+      (long (long? param-names)))
+  (lambda (param-values) (run (list (frame param-values long)))))

@@ -38,16 +38,18 @@ Value primitiveNamed(Runtime& rt, const Value* a, int) {
   return id >= 0 && !prim(id).prelude ? Value::make(Tag::Prim, id) : Value::boolean(false);
 }
 
-// (%address (%local name . |depth index boxed|)): the list (depth index boxed?) dmci/mce/Mce.cpp wrote on a
-// reference to a variable the program binds. Its numbers are constants, not literals of the program.
+// (%address (%local name . |depth index boxed vector|)): the list (depth index boxed? vector?) dmci/mce/Mce.cpp
+// wrote on a reference to a variable the program binds. Its numbers are constants, not literals of the program.
 Value address(Runtime& rt, const Value* a, int) {
   Value rest = a[0].tag == Tag::Pair ? rt.cdr(a[0]) : Value::nil();
   Value text = rest.tag == Tag::Pair ? rt.cdr(rest) : Value::nil();
   if (text.tag != Tag::Symbol) wrongType(rt, "%address", 0, a[0], "a local reference node");
-  int depth = -1, index = -1, boxed = -1;
-  if (std::sscanf(symbolName(text.i).c_str(), "%d %d %d", &depth, &index, &boxed) != 3 || depth < 0 || index < 0)
+  int depth = -1, index = -1, boxed = -1, vector = -1;
+  if (std::sscanf(symbolName(text.i).c_str(), "%d %d %d %d", &depth, &index, &boxed, &vector) != 4 || depth < 0 ||
+      index < 0)
     wrongType(rt, "%address", 0, a[0], "a local reference node");
-  Value r = rt.cons(Value::boolean(boxed == 1), Value::nil());
+  Value r = rt.cons(Value::boolean(vector == 1), Value::nil());
+  r = rt.cons(Value::boolean(boxed == 1), r);
   r = rt.cons(Value::real(index), r);
   return rt.cons(Value::real(depth), r);
 }
@@ -113,7 +115,7 @@ void addInternalPrims(std::vector<Primitive>& t) {
   row("%global", 1, 1, global, "(%global (%ref . name)) is the primitive called name, else an unbound-variable error");
   row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
   row("%address", 1, 1, address,
-      "(%address (%local name . address)) is the list (depth index boxed?) of a variable the program binds");
+      "(%address (%local name . address)) is the list (depth index boxed? vector?) of a variable the program binds");
   row("%check-arity", 2, 2, checkArityPrim,
       "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
   row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh, unset cell for a letrec* variable");

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "prims/PrimTable.h"
 #include "prims/Prelude.h"
+#include "prims/PrimTable.h"
 #include "syntax/Datum.h"
 
 namespace dmci {
@@ -103,8 +103,8 @@ void addVectorPrims(std::vector<Primitive>& t) {
   t.push_back({"vector", 0, -1, vectorPrim, nullptr, nullptr, V, "(vector x ...) a new vector of the arguments", flows,
                laneUse(R::Nothing)});
   t.push_back({"vector?", 1, 1, isVector, nullptr, nullptr, V, "(vector? x) #t for a vector", "", laneUse(R::Nothing)});
-  t.push_back({"vector-length", 1, 1, vectorLength, nullptr, nullptr, V, "(vector-length v) the number of elements of v",
-               "", laneUse(R::Nothing)});
+  t.push_back({"vector-length", 1, 1, vectorLength, nullptr, nullptr, V,
+               "(vector-length v) the number of elements of v", "", laneUse(R::Nothing)});
   t.push_back({"vector-ref", 2, 2, vectorRef, nullptr, nullptr, V,
                "(vector-ref v k) element k (from 0) of v, in constant time", flows, laneUse(R::Arguments)});
   t.push_back({"vector->list", 1, 3, vectorToList, nullptr, nullptr, V,

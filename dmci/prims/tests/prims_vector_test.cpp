@@ -76,7 +76,8 @@ TEST_F(Vectors, ANonVectorOrABadIndexIsATypeErrorNamingTheArgument) {
   Value v = call("vector", {num(1)});
   EXPECT_EQ(errorOf("vector-ref", {call("list", {num(1)}), num(0)}).message,
             "vector-ref: argument 1 must be a vector, got (1)");
-  EXPECT_EQ(errorOf("vector-ref", {v, num(-1)}).message, "vector-ref: argument 2 must be a non-negative integer, got -1");
+  EXPECT_EQ(errorOf("vector-ref", {v, num(-1)}).message,
+            "vector-ref: argument 2 must be a non-negative integer, got -1");
   EXPECT_EQ(errorOf("vector-ref", {v, num(0.5)}).kind, ErrorKind::Type);
   EXPECT_EQ(errorOf("vector-ref", {v, Value::boolean(true)}).kind, ErrorKind::Type);
   EXPECT_EQ(errorOf("list->vector", {num(3)}).message, "list->vector: argument 1 must be a proper list, got 3");
