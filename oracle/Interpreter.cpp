@@ -53,6 +53,7 @@ const PrimRegistry<Num>& primRegistry() {
     addScalarPrims(r);
     addListPrims(r);
     addTensorPrims(r);
+    addVectorPrims(r);
     return r;
   }();
   return registry;
@@ -95,6 +96,16 @@ std::string showAt(const Value<Num>& v, int depth) {
       return showTensor(v.tensor());
     case Kind::Unset:
       return "#<unset>";
+    case Kind::Vector: {
+      std::string s = "#(";
+      const auto& xs = v.vector().items;
+      for (size_t k = 0; k < xs.size(); ++k) {
+        if (k) s += " ";
+        if (k >= 100) return s + "...)";
+        s += showAt(xs[k], depth + 1);
+      }
+      return s + ")";
+    }
     case Kind::Pair:
       break;
   }
@@ -359,10 +370,12 @@ Value<Num> Interpreter<Num>::datum(const Datum& d) {
       return Value<Num>::number(it != literals_.end() ? it->second : Num(d.number));
     }
     case DatumKind::List:
+    case DatumKind::Vector:
       break;
   }
   std::vector<Value<Num>> items;
   for (const auto& k : d.items) items.push_back(datum(*k));
+  if (d.kind == DatumKind::Vector) return heap_.vector(std::move(items));
   Value<Num> list = d.tail ? datum(*d.tail) : Value<Num>::nil();
   for (size_t k = items.size(); k-- > 0;) list = heap_.cons(items[k], list);
   return list;

@@ -89,6 +89,11 @@ bool equal(const V<Num>& x, const V<Num>& y, Closeness<Num>* gap) {
       if (a.ref == b.ref) continue;
       todo.emplace_back(a.pair().cdr, b.pair().cdr);
       todo.emplace_back(a.pair().car, b.pair().car);
+    } else if (a.kind == Kind::Vector) {
+      if (a.ref == b.ref) continue;
+      const auto &xs = a.vector().items, &ys = b.vector().items;
+      if (xs.size() != ys.size()) return false;
+      for (size_t k = xs.size(); k-- > 0;) todo.emplace_back(xs[k], ys[k]);
     } else if (a.kind == Kind::String) {
       if (a.text() != b.text()) return false;
     } else if (a.kind == Kind::Tensor) {

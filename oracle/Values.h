@@ -12,7 +12,7 @@
 
 namespace dmci::oracle {
 
-enum class Kind { Number, Bool, Nil, Pair, Symbol, String, Char, Closure, Prim, Tensor, Unset };
+enum class Kind { Number, Bool, Nil, Pair, Symbol, String, Char, Closure, Prim, Tensor, Unset, Vector };
 
 template <class Num>
 struct Pair;
@@ -20,6 +20,8 @@ template <class Num>
 struct Closure;
 template <class Num>
 struct Tensor;
+template <class Num>
+struct VectorObj;
 
 // A value: a number inline, everything else a small tag or a pointer into the heap (or the program text).
 template <class Num>
@@ -27,7 +29,7 @@ struct Value {
   Kind kind = Kind::Nil;
   int64_t bits = 0;           // Bool: 0 or 1; Char: code point; Prim: its id in the primitive table
   Num num = 0;                // Number
-  const void* ref = nullptr;  // Pair, Closure, Tensor; Symbol and String: a std::string of the program
+  const void* ref = nullptr;  // Pair, Closure, Tensor, Vector; Symbol and String: a std::string of the program
 
   static Value number(const Num& x) {
     Value v;
@@ -58,12 +60,19 @@ struct Value {
   const Pair<Num>& pair() const { return *static_cast<const Pair<Num>*>(ref); }
   const Closure<Num>& closure() const { return *static_cast<const Closure<Num>*>(ref); }
   const Tensor<Num>& tensor() const { return *static_cast<const Tensor<Num>*>(ref); }
+  const VectorObj<Num>& vector() const { return *static_cast<const VectorObj<Num>*>(ref); }
   const std::string& text() const { return *static_cast<const std::string*>(ref); }
 };
 
 template <class Num>
 struct Pair {
   Value<Num> car, cdr;
+};
+
+// A Scheme vector: its elements, any values.
+template <class Num>
+struct VectorObj {
+  std::vector<Value<Num>> items;
 };
 
 // One lexical scope's variables; the resolver knows each reference's (depth, index).
@@ -124,6 +133,11 @@ class Heap {
     tensors_.push_back({rank, rows, cols, std::vector<Num>(static_cast<size_t>(rows) * static_cast<size_t>(cols))});
     return tensors_.back();
   }
+  Value<Num> vector(std::vector<Value<Num>> items) {
+    charge(items.size() + 1);
+    vectors_.push_back({std::move(items)});
+    return Value<Num>::object(Kind::Vector, &vectors_.back());
+  }
   static Value<Num> value(const Tensor<Num>& t) { return Value<Num>::object(Kind::Tensor, &t); }
   uint64_t cells() const { return cells_; }
 
@@ -141,6 +155,7 @@ class Heap {
   std::deque<Closure<Num>> closures_;
   std::deque<Frame<Num>> frames_;
   std::deque<Tensor<Num>> tensors_;
+  std::deque<VectorObj<Num>> vectors_;
 };
 
 }  // namespace dmci::oracle

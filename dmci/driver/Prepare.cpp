@@ -57,7 +57,7 @@ Result<PreparedProgram> prepareProgram(const Program& p, std::vector<std::string
 }
 
 PreparedProgram::DmciInput PreparedProgram::dmciInput(Runtime& rt, std::vector<Literal>* literals) const {
-  auto args = mceArguments(rt, *programData(*linked), params, literals, route == Route::Dmci2);
+  auto args = mceArguments(rt, *programData(*linked, params), params, literals, route == Route::Dmci2);
   return {std::move(args.graph), args.tower};
 }
 

@@ -34,6 +34,11 @@ bool isUnquoteHead(const Datum& t) {
 
 // Whether template t holds an unquote that is live at nesting `level`.
 bool hasUnquote(const Datum& t, int level, int depth = 0) {
+  if (t.kind == DatumKind::Vector) {
+    for (const auto& k : t.items)
+      if (hasUnquote(*k, level, depth + 1)) return true;
+    return false;
+  }
   if (t.kind != DatumKind::List) return false;
   if (depth > kMaxExpandDepth) fail(t, "expression nested too deeply");
   if (level == 1 && isUnquoteHead(t)) return true;
@@ -63,6 +68,8 @@ ExprPtr Expander::quasi(const DatumPtr& t, int level) {
     if (kw == "unquote-splicing") fail(*t, "unquote-splicing: only allowed inside a list");
     return expr(t->items[1]);
   }
+  if (t->kind == DatumKind::Vector)  // `#(a ,b): the vector of the list template of its elements
+    return CoreExpr::app({prim("list->vector", t->pos), quasiList(Datum::list(t->items, t->pos), level)}, t->pos);
   if (isQuasiForm(*t)) return quasiForm(t, level);
   return quasiList(t, level);
 }

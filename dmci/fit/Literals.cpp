@@ -89,12 +89,17 @@ struct Binder {
       LiteralSite* site = siteAt(d->pos);
       if (!site) return d;
       if (quoted > 0)
-        throw DmciError(Error{ErrorKind::Usage,
-                              "the literal " + formatNumber(d->number) +
-                                  " is inside a quoted datum and cannot be fitted: write it with list instead",
-                              d->pos});
+        throw DmciError(
+            Error{ErrorKind::Usage,
+                  "the literal " + formatNumber(d->number) +
+                      " is inside a quoted datum and cannot be fitted: write it with list (or vector) instead",
+                  d->pos});
       site->value = d->number;
       return Datum::symbol(site->variable, d->pos);
+    }
+    if (d->kind == DatumKind::Vector) {  // a vector literal is a constant: its numbers are quoted data
+      for (const auto& item : d->items) bind(item, quoted + 1000);
+      return d;
     }
     if (d->kind != DatumKind::List) return d;
     const std::string& head = d->head();

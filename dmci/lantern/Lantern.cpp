@@ -52,6 +52,11 @@ const std::map<std::string, std::string>& rebound() {
       {"equal?", "%l-equal?"},
       {"list-ref", "%l-list-ref"},
       {"list-tail", "%l-list-tail"},
+      {"vector-ref", "%l-vector-ref"},
+      {"vector->list", "%l-vector->list"},
+      {"vector-copy", "%l-vector-copy"},
+      {"vector-fill", "%l-vector-fill"},
+      {"make-vector", "%l-make-vector"},
       {"memv", "%l-memv"},
       {"memq", "%l-memq"},
       {"assv", "%l-assv"},
@@ -174,7 +179,7 @@ class Literals {
 
   static bool hasNumber(const Datum& d) {
     if (d.kind == DatumKind::Number) return true;
-    if (d.kind != DatumKind::List) return false;
+    if (d.kind != DatumKind::List && d.kind != DatumKind::Vector) return false;
     for (const auto& k : d.items)
       if (hasNumber(*k)) return true;
     return d.tail && hasNumber(*d.tail);
@@ -190,6 +195,10 @@ class Literals {
     if (!hasNumber(*d)) return CoreExpr::constant(d, p);
     std::vector<ExprPtr> items;
     for (const auto& k : d->items) items.push_back(build(k, k->pos));
+    if (d->kind == DatumKind::Vector) {  // a vector literal holding numbers: (%vector leaf ...)
+      items.insert(items.begin(), ref("%vector", p));
+      return app(std::move(items), p);
+    }
     ExprPtr tail = d->tail ? build(d->tail, d->tail->pos) : CoreExpr::constant(Datum::nil(p), p);
     for (size_t k = items.size(); k-- > 0;) tail = app({ref("%cons", p), items[k], tail}, p);
     return tail;

@@ -373,10 +373,19 @@
   (if (or (%l-dual? a) (%l-dual? b)) (eqv? (%l-primal a) (%l-primal b)) (eq? a b)))
 ;; equal? on the values with every dual replaced by its number.
 (define (%l-strip v)
-  (cond ((%l-dual? v) (cddr v)) ((pair? v) (cons (%l-strip (car v)) (%l-strip (cdr v)))) (else v)))
+  (cond ((%l-dual? v) (cddr v))
+        ((pair? v) (cons (%l-strip (car v)) (%l-strip (cdr v))))
+        ((vector? v) (list->vector (%l-strip (vector->list v))))
+        (else v)))
 (define (%l-equal? a b) (equal? (%l-strip a) (%l-strip b)))
 (define (%l-list-ref l k) (list-ref l (%l-primal k)))
 (define (%l-list-tail l k) (list-tail l (%l-primal k)))
+;; Vectors hold duals as they are; an index, a bound or a length is read as its number.
+(define (%l-vector-ref v k) (vector-ref v (%l-primal k)))
+(define (%l-vector->list v . bounds) (apply vector->list v (%l-primals bounds)))
+(define (%l-vector-copy v . bounds) (apply vector-copy v (%l-primals bounds)))
+(define (%l-vector-fill v x . bounds) (apply vector-fill v x (%l-primals bounds)))
+(define (%l-make-vector k . fill) (apply make-vector (%l-primal k) fill))
 
 ;; A primitive the library does not differentiate: an error that says so, never a wrong gradient.
 (define (%l-not-covered name)

@@ -45,9 +45,10 @@ DatumPtr withPositions(const DatumPtr& d, const std::vector<SrcPos>& ps, size_t&
     if (k >= ps.size()) throw DmciError(ErrorKind::Graph, "constant has more numbers than positions");
     return Datum::num(d->number, ps[k++]);
   }
-  if (d->kind != DatumKind::List) return d;
+  if (d->kind != DatumKind::List && d->kind != DatumKind::Vector) return d;
   std::vector<DatumPtr> items;
   for (const auto& i : d->items) items.push_back(withPositions(i, ps, k));
+  if (d->kind == DatumKind::Vector) return Datum::vector(std::move(items), d->pos);
   DatumPtr tail = d->tail ? withPositions(d->tail, ps, k) : nullptr;
   return Datum::list(std::move(items), d->pos, tail);
 }

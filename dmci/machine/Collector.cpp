@@ -29,6 +29,8 @@ struct Copier {
         return 2;
       case Tag::Box:
         return 1;
+      case Tag::Vector:
+        return static_cast<int32_t>(v.code);
       case Tag::Closure:
         return v.i >= 0 ? g.blocks[static_cast<size_t>(v.code)].nfree : 0;
       default:

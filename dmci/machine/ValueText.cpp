@@ -73,6 +73,12 @@ std::string write(const Runtime& rt, const Value& v, int depth) {
       if (p.tag != Tag::Nil) s += " . " + write(rt, p, depth + 1);
       return s + ")";
     }
+    case Tag::Vector: {
+      std::string s = "#(";
+      for (int32_t k = 0; k < static_cast<int32_t>(v.code); ++k)
+        s += (k ? " " : "") + write(rt, rt.vectorRef(v, k), depth + 1);
+      return s + ")";
+    }
     case Tag::Char:
       return "#\\" + charName(v.i);
     case Tag::String:
@@ -112,6 +118,11 @@ json toJson(const Runtime& rt, const Value& v, int depth) {
     case Tag::Tensor: {
       const TensorRec& r = rt.tensor(v);
       return tensorJson(r.rank, r.rows, r.cols, rt.tdata(v));
+    }
+    case Tag::Vector: {
+      json a = json::array();
+      for (int32_t k = 0; k < static_cast<int32_t>(v.code); ++k) a.push_back(toJson(rt, rt.vectorRef(v, k), depth + 1));
+      return json{{"vector", a}};
     }
     case Tag::Prim:
       return json{{"procedure", prim(v.i).name}};

@@ -1,6 +1,8 @@
 // mce.scm's source and compilation, programs as data, and the evaluator's arguments.
 #include "mce/Mce.h"
 
+#include <unordered_map>
+
 #include "expand/Expand.h"
 #include "lower/LinkPrelude.h"
 #include "lower/Lower.h"
@@ -17,8 +19,43 @@ DatumPtr sym(const char* s, SrcPos p) { return Datum::symbol(s, p); }
 // route, which follows such chains in a loop.
 constexpr int kMaxDataDepth = 10000;
 
+// Builds the data, writing on each reference to a variable the program binds its lexical address, as
+// mce.scm's frames lay the variables out: the seed's names outermost, then one frame per lambda (its
+// parameters, a rest list last), let (its names) and letrec* (its names, each a box). A reference to a name
+// bound nowhere is (%ref . name): a primitive, or an unbound-variable error when evaluated.
 struct DataBuilder {
+  struct Frame {
+    std::unordered_map<std::string, int> index;  // the first binding of a name, as mce.scm would find it
+    bool boxed;
+    bool vector;  // mce.scm's rule: a frame of more than kListSlots slots is a vector, a shorter one a list
+  };
+  static constexpr size_t kListSlots = 4;
+  std::vector<Frame> frames;  // innermost last
   int depth = 0;
+
+  void push(const std::vector<std::string>& names, bool boxed) {
+    Frame f{{}, boxed, names.size() > kListSlots};
+    f.index.reserve(names.size());
+    for (size_t k = 0; k < names.size(); ++k) f.index.emplace(names[k], static_cast<int>(k));
+    frames.push_back(std::move(f));
+  }
+  static std::vector<std::string> bindingNames(const std::vector<Binding>& bs) {
+    std::vector<std::string> out;
+    for (const auto& b : bs) out.push_back(b.first);
+    return out;
+  }
+  // (%local name . |depth index boxed vector|), or (%ref . name) for a free name.
+  DatumPtr reference(const std::string& name, SrcPos p) {
+    for (size_t d = 0; d < frames.size(); ++d) {
+      const Frame& f = frames[frames.size() - 1 - d];
+      auto it = f.index.find(name);
+      if (it == f.index.end()) continue;
+      std::string address =
+          std::to_string(d) + " " + std::to_string(it->second) + (f.boxed ? " 1" : " 0") + (f.vector ? " 1" : " 0");
+      return Datum::list({sym("%local", p), Datum::symbol(name, p)}, p, Datum::symbol(address, p));
+    }
+    return Datum::list({sym("%ref", p)}, p, Datum::symbol(name, p));
+  }
   DatumPtr names(const std::vector<Binding>& bs, SrcPos p) {
     std::vector<DatumPtr> out;
     for (const auto& b : bs) out.push_back(Datum::symbol(b.first, p));
@@ -48,15 +85,18 @@ struct DataBuilder {
         if (e.datum->kind == DatumKind::Number) return e.datum;
         return Datum::list({sym("%quote", p)}, p, e.datum);
       case CoreKind::Ref:
-        return Datum::list({sym("%ref", p)}, p, Datum::symbol(e.name, p));
+        return reference(e.name, p);
       case CoreKind::If:
         return Datum::list({sym("%if", p), build(*e.kids[0]), build(*e.kids[1]), build(*e.kids[2])}, p);
       case CoreKind::Lambda: {
         std::vector<DatumPtr> ps;
         for (const auto& n : e.params) ps.push_back(Datum::symbol(n, p));
         std::string name = !e.name.empty() ? e.name : !bindingName.empty() ? bindingName : "lambda";
+        push(e.params, false);
+        DatumPtr body = build(*e.body);
+        frames.pop_back();
         std::vector<DatumPtr> node{sym("%lambda", p), Datum::list(std::move(ps), p), Datum::boolean_(e.variadic, p),
-                                   build(*e.body), Datum::symbol(name, p)};
+                                   body, Datum::symbol(name, p)};
         // The count of hidden parameters, for %check-arity: a symbol, since a number here would be a literal.
         if (e.hidden) node.push_back(Datum::symbol(std::to_string(e.hidden), p));
         return Datum::list(std::move(node), p);
@@ -70,8 +110,12 @@ struct DataBuilder {
       case CoreKind::Let:
       case CoreKind::Letrec: {
         bool rec = e.kind == CoreKind::Letrec;
-        return Datum::list(
-            {sym(rec ? "%letrec" : "%let", p), names(e.bindings, p), inits(e.bindings, p, rec), build(*e.body)}, p);
+        if (rec) push(bindingNames(e.bindings), true);
+        DatumPtr values = inits(e.bindings, p, rec);
+        if (!rec) push(bindingNames(e.bindings), false);
+        DatumPtr body = build(*e.body);
+        frames.pop_back();
+        return Datum::list({sym(rec ? "%letrec" : "%let", p), names(e.bindings, p), values, body}, p);
       }
     }
     return Datum::nil(p);
@@ -106,14 +150,18 @@ Result<ComputeGraph> compileMce() {
   return lower(*linked, LowerOptions{mceParams()});
 }
 
-DatumPtr programData(const CoreExpr& linked) { return DataBuilder().build(linked); }
+DatumPtr programData(const CoreExpr& linked, const std::vector<std::string>& params) {
+  DataBuilder b;
+  b.push(params, false);
+  return b.build(linked);
+}
 
 // The mce.scm program as data for the outer evaluator of the tower (built once).
 static const DatumPtr& mceAsData() {
   static const DatumPtr d = [] {
     auto forms = readAll(mceSource(), "mce.scm");
     auto core = expandProgram(*forms, ExpandOptions{true, ""});
-    return programData(*linkPrelude(*core, mceParams()));
+    return programData(*linkPrelude(*core, mceParams()), mceParams());
   }();
   return d;
 }

@@ -19,8 +19,9 @@ Result<ComputeGraph> compileMce();
 // The parameters of mce.scm's graph, in order.
 const std::vector<std::string>& mceParams();
 
-// A linked core program as the %-tagged data mce.scm reads, with positions.
-DatumPtr programData(const CoreExpr& linked);
+// A linked core program as the %-tagged data mce.scm reads, with positions; `params` are the seed's names
+// (the outermost frame), and each reference to a bound variable carries its lexical address.
+DatumPtr programData(const CoreExpr& linked, const std::vector<std::string>& params);
 
 // The arguments of mce.scm's graph for a program: its data (numbers become
 // leaves recorded in `literals` when non-null) and the seed's names. Running

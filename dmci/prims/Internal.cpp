@@ -1,8 +1,9 @@
 // Internal primitives: the few hooks mce.scm needs into the engine. Users cannot name them.
 //
 // %at marks the user's expression being applied, so errors name the user's
-// source; %global resolves a free name to a primitive; %check-arity raises the
-// same arity error as the direct route; boxes are the cells of letrec* variables.
+// source; %address reads a variable's lexical address off its node; %global resolves a free name to a primitive;
+// %check-arity raises the same arity error as the direct route; boxes are the cells of letrec* variables.
+#include <cstdio>
 #include <string>
 
 #include "prims/PrimTable.h"
@@ -35,6 +36,22 @@ Value primitiveNamed(Runtime& rt, const Value* a, int) {
     wrongType(rt, "%primitive", 0, a[0], "a reference node");
   int id = primId(symbolName(rt.cdr(a[0]).i));
   return id >= 0 && !prim(id).prelude ? Value::make(Tag::Prim, id) : Value::boolean(false);
+}
+
+// (%address (%local name . |depth index boxed vector|)): the list (depth index boxed? vector?) dmci/mce/Mce.cpp
+// wrote on a reference to a variable the program binds. Its numbers are constants, not literals of the program.
+Value address(Runtime& rt, const Value* a, int) {
+  Value rest = a[0].tag == Tag::Pair ? rt.cdr(a[0]) : Value::nil();
+  Value text = rest.tag == Tag::Pair ? rt.cdr(rest) : Value::nil();
+  if (text.tag != Tag::Symbol) wrongType(rt, "%address", 0, a[0], "a local reference node");
+  int depth = -1, index = -1, boxed = -1, vector = -1;
+  if (std::sscanf(symbolName(text.i).c_str(), "%d %d %d %d", &depth, &index, &boxed, &vector) != 4 || depth < 0 ||
+      index < 0)
+    wrongType(rt, "%address", 0, a[0], "a local reference node");
+  Value r = rt.cons(Value::boolean(vector == 1), Value::nil());
+  r = rt.cons(Value::boolean(boxed == 1), r);
+  r = rt.cons(Value::real(index), r);
+  return rt.cons(Value::real(depth), r);
 }
 
 int listLength(const Runtime& rt, Value l) {
@@ -78,6 +95,7 @@ Value boxRef(Runtime& rt, const Value* a, int) {
   const Value& v = rt.heap[a[0].i];
   if (v.tag == Tag::Unset) {
     Value name = a[1].tag == Tag::Pair ? rt.cdr(a[1]) : a[1];
+    if (name.tag == Tag::Pair) name = rt.car(name);  // (%local name . address)
     throw DmciError(ErrorKind::Unbound,
                     (name.tag == Tag::Symbol ? symbolName(name.i) : std::string("?")) + ": used before its definition",
                     userPosOf(rt, a[1]));
@@ -96,6 +114,8 @@ void addInternalPrims(std::vector<Primitive>& t) {
   row("%at", 1, 1, at, "(%at node) marks the user's expression being applied, for error positions");
   row("%global", 1, 1, global, "(%global (%ref . name)) is the primitive called name, else an unbound-variable error");
   row("%primitive", 1, 1, primitiveNamed, "(%primitive (%ref . name)) is the primitive called name, or #f");
+  row("%address", 1, 1, address,
+      "(%address (%local name . address)) is the list (depth index boxed? vector?) of a variable the program binds");
   row("%check-arity", 2, 2, checkArityPrim,
       "(%check-arity lambda-node args) is #t or raises the arity error of the direct route");
   row("%box-new", 0, 0, boxNew, "(%box-new) is a fresh, unset cell for a letrec* variable");

@@ -19,6 +19,7 @@ bool isEqv(const Value& x, const Value& y) {
       return x.num == y.num || (std::isnan(x.num) && std::isnan(y.num));
     case Tag::Int:
     case Tag::Closure:
+    case Tag::Vector:
       return x.i == y.i && x.code == y.code;
     default:
       return x.i == y.i;
@@ -46,6 +47,11 @@ bool isEqual(const Runtime& rt, const Value& x, const Value& y) {
       if (a.i == b.i) continue;  // the same cell
       todo.emplace_back(rt.cdr(a), rt.cdr(b));
       todo.emplace_back(rt.car(a), rt.car(b));
+    } else if (a.tag == Tag::Vector) {
+      if (a.code != b.code) return false;
+      if (a.i == b.i) continue;
+      for (int32_t k = static_cast<int32_t>(a.code) - 1; k >= 0; --k)
+        todo.emplace_back(rt.vectorRef(a, k), rt.vectorRef(b, k));
     } else if (a.tag == Tag::String) {
       if (rt.strings[a.i] != rt.strings[b.i]) return false;
     } else if (a.tag == Tag::Tensor) {

@@ -14,6 +14,8 @@ const char* familyName(PrimFamily f) {
       return "predicate";
     case PrimFamily::List:
       return "list";
+    case PrimFamily::Vector:
+      return "vector";
     case PrimFamily::Tensor:
       return "tensor";
     case PrimFamily::Control:
@@ -32,6 +34,7 @@ struct Table {
     addArithmeticPrims(rows);
     addPredicatePrims(rows);
     addListPrims(rows);
+    addVectorPrims(rows);
     addTensorPrims(rows);
     addControlPrims(rows);
     addInternalPrims(rows);

@@ -27,7 +27,7 @@ namespace dmci {
 // Forward rule: args[0..argc) already checked against the arity.
 using PrimFn = Value (*)(Runtime& rt, const Value* args, int argc);
 
-enum class PrimFamily { Arithmetic, Predicate, List, Tensor, Control, Internal };
+enum class PrimFamily { Arithmetic, Predicate, List, Vector, Tensor, Control, Internal };
 const char* familyName(PrimFamily f);
 
 struct Primitive {
@@ -57,6 +57,7 @@ void checkArity(const Primitive& p, int argc);
 void addArithmeticPrims(std::vector<Primitive>& t);
 void addPredicatePrims(std::vector<Primitive>& t);
 void addListPrims(std::vector<Primitive>& t);
+void addVectorPrims(std::vector<Primitive>& t);
 void addTensorPrims(std::vector<Primitive>& t);
 void addControlPrims(std::vector<Primitive>& t);
 void addInternalPrims(std::vector<Primitive>& t);  // mce.scm's hooks into the engine

@@ -1,9 +1,9 @@
 ;;; prelude.scm -- the library procedures written in Scheme: map, for-each, filter, assoc, member, fold-left,
-;;; fold-right, reduce. Each takes a procedure argument, which a native primitive cannot call, so each is a
+;;; fold-right, reduce, and for vectors make-vector, vector-fill, vector-map, vector-for-each. Each takes a procedure argument, which a native primitive cannot call, so each is a
 ;;; definition that the linker (lower/LinkPrelude) wraps around a program that uses it; the direct route and
 ;;; mce.scm then run the same code and differentiate through it the same way.
 ;;;
-;;; The primitive table (prims/Lists.cpp) takes each top-level definition here as the source of the row of the
+;;; The primitive table (prims/Lists.cpp, prims/Vectors.cpp) takes each top-level definition here as the source of the row of the
 ;;; same name. Every primitive and prelude procedure is named by its %-name, so a user rebinding `car` or `map`
 ;;; cannot change them; loops are tail calls.
 
@@ -80,3 +80,41 @@
                   (if (same? x (%car r)) r (scan (%cdr r)))
                   (if (%null? r) #f (%member-equal x r)))))
           (%error "member: expects 2 to 3 arguments, got" (%length (%cons x (%cons l compare)))))))
+
+;; (make-vector k [fill]): k elements, each fill (0 when omitted); a list built by a tail loop, then one vector.
+;; 0 and 1 are counted, not written: a numeric literal here would be a differentiable leaf of every program.
+(define (make-vector k . fill)
+  (let ((zero (%length '())) (one (%length '(#t))))
+    (if (if (%integer? k) (%>= k zero) #f)
+        (if (if (%pair? fill) (%pair? (%cdr fill)) #f)
+            (%error "make-vector: expects 1 to 2 arguments, got" (%length (%cons k fill)))
+            (let ((x (if (%null? fill) zero (%car fill))))
+              (let build ((n k) (acc '()))
+                (if (%<= n zero) (%list->vector acc) (build (%- n one) (%cons x acc))))))
+        (%error "make-vector: argument 1 must be a non-negative integer, got" k))))
+
+;; (vector-fill v x [start [end]]): a new vector, v with the elements from start to end replaced by x (the heap
+;; is single-assignment, so there is no vector-fill! that changes v).
+(define (vector-fill v x . bounds)
+  (if (if (%pair? bounds) (if (%pair? (%cdr bounds)) (%pair? (%cddr bounds)) #f) #f)
+      (%error "vector-fill: expects 2 to 4 arguments, got" (%length (%cons v (%cons x bounds))))
+      (let ((n (%vector-length v)) (zero (%length '())) (one (%length '(#t))))
+        (let ((start (if (%null? bounds) zero (%car bounds)))
+              (end (if (if (%null? bounds) #t (%null? (%cdr bounds))) n (%cadr bounds))))
+          (%vector-copy v start end)  ; for its checks of v, start and end only
+          (let build ((k (%- n one)) (acc '()))
+            (if (%< k zero)
+                (%list->vector acc)
+                (build (%- k one) (%cons (if (if (%>= k start) (%< k end) #f) x (%vector-ref v k)) acc))))))))
+
+;; (vector-map f v ...): f on the vectors' elements in turn, through the lists of their elements.
+(define (vector-map f v . vs)
+  (if (%null? vs)
+      (%list->vector (%map f (%vector->list v)))
+      (%list->vector (%apply %map f (%vector->list v) (%map %vector->list vs)))))
+
+;; (vector-for-each f v ...): f on the vectors' elements left to right, for effect.
+(define (vector-for-each f v . vs)
+  (if (%null? vs)
+      (%for-each f (%vector->list v))
+      (%apply %for-each f (%vector->list v) (%map %vector->list vs))))

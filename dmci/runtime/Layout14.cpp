@@ -38,6 +38,8 @@ Layout14 toLayout14(const Runtime& rt, const Value& v) {
       return tagged(Layout14Tag::Symbol, v.i);
     case Tag::Pair:
       return tagged(Layout14Tag::Pair, v.i, v.i + 1);
+    case Tag::Vector:
+      return tagged(Layout14Tag::Pair, v.i, -1, static_cast<double>(v.code));
     case Tag::String:
       return tagged(Layout14Tag::String, v.i);
     case Tag::Closure:
@@ -78,6 +80,13 @@ Value fromLayout14(const Runtime& rt, const Layout14& l) {
     case Layout14Tag::Symbol:
       return Value::make(Tag::Symbol, asIndex(p0, "a symbol id"));
     case Layout14Tag::Pair: {
+      if (l[11] == -1) {  // a vector: first element, length
+        int32_t first = asIndex(p0, "a vector's address");
+        int32_t n = asIndex(l[12], "a vector's length");
+        if (first < 0 || n < 0 || static_cast<size_t>(first) + static_cast<size_t>(n) > rt.heap.size())
+          malformed("not a heap vector");
+        return Value::make(Tag::Vector, first, n);
+      }
       int32_t car = asIndex(p0, "a car address");
       if (l[11] != car + 1 || car < 0 || static_cast<size_t>(car) + 1 >= rt.heap.size()) malformed("not a heap pair");
       return Value::make(Tag::Pair, car);

@@ -5,6 +5,8 @@
 //     boolean  p0 = 0 or 1            char    p0 = code point     symbol  p0 = symbol id
 //     integer, real  p0 = the number (the native engine keeps every number as a real)
 //     pair     p0 = car address, p1 = cdr address (heap cells)
+//              a Scheme vector also takes the pair tag (the paper's ten have none of its own): p0 = the first
+//              element's address, p1 = -1 (no cdr: a pair's p1 is p0 + 1), p2 = the length
 //     string   p0 = string id
 //     closure  p0 = code block id (a primitive: -(1 + primitive id)), p1 = environment address (-1: none)
 //     tensor   p0 = tensor id, p1 = rank, p2 = rows, p3 = columns

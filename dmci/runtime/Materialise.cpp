@@ -34,6 +34,12 @@ Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
       }
       return tail;
     }
+    case DatumKind::Vector: {
+      std::vector<Value> items;
+      items.reserve(d.items.size());
+      for (const auto& k : d.items) items.push_back(materialise(rt, *k, leaves, cellPos));
+      return rt.vector(items.data(), static_cast<int32_t>(items.size()));
+    }
   }
   return Value::nil();
 }

@@ -203,6 +203,15 @@ std::string Runtime::show(const Value& v, int depth) const {
       o << "]>";
       return o.str();
     }
+    case Tag::Vector: {
+      std::string s = "#(";
+      for (int32_t k = 0; k < static_cast<int32_t>(v.code); ++k) {
+        if (k) s += " ";
+        if (k >= 100) return s + "...)";
+        s += show(vectorRef(v, k), depth + 1);
+      }
+      return s + ")";
+    }
     case Tag::Box:
       return "#<box>";
     case Tag::Unset:

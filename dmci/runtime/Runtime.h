@@ -88,6 +88,14 @@ class Runtime {
   }
   const Value& car(const Value& p) const { return heap[p.i]; }
   const Value& cdr(const Value& p) const { return heap[p.i + 1]; }
+  // A vector of n elements in consecutive cells (xs may point into the heap: it is copied first).
+  Value vector(const Value* xs, int32_t n) {
+    std::vector<Value> copy(xs, xs + n);
+    int32_t at = alloc(n);
+    for (int32_t k = 0; k < n; ++k) heap[static_cast<size_t>(at + k)] = copy[static_cast<size_t>(k)];
+    return Value::make(Tag::Vector, at, n);
+  }
+  const Value& vectorRef(const Value& v, int32_t k) const { return heap[static_cast<size_t>(v.i + k)]; }
   std::vector<Value> heap;
   // The machine collects the heap cells a run allocated once this many more
   // have been allocated since the last collection (0: never collect).

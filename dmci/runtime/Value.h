@@ -14,12 +14,28 @@
 //   Tensor   i = tensor id (Runtime::tensors)
 //   Box      i = heap address of a letrec* variable's cell (never seen by user code)
 //   Unset    the content of a Box not yet written
+//   Vector   i = heap address of element 0; code = the length (elements at i .. i+length-1, single-assignment)
 #pragma once
 #include <cstdint>
 
 namespace dmci {
 
-enum class Tag : uint8_t { Nil, Bool, Int, Real, Char, Symbol, Pair, String, Closure, Tensor, Prim, Box, Unset };
+enum class Tag : uint8_t {
+  Nil,
+  Bool,
+  Int,
+  Real,
+  Char,
+  Symbol,
+  Pair,
+  String,
+  Closure,
+  Tensor,
+  Prim,
+  Box,
+  Unset,
+  Vector
+};
 
 struct Value {
   Tag tag = Tag::Nil;

@@ -133,6 +133,7 @@ void printAtom(std::string& out, const Datum& d) {
       out += '"';
       return;
     case DatumKind::List:
+    case DatumKind::Vector:
       return;
   }
 }
@@ -145,8 +146,8 @@ void printTo(std::string& out, const Datum& root) {
   };
   std::vector<Open> open;
   for (const Datum* d = &root; d;) {
-    if (d->kind == DatumKind::List) {
-      out += '(';
+    if (d->kind == DatumKind::List || d->kind == DatumKind::Vector) {
+      out += d->kind == DatumKind::Vector ? "#(" : "(";
       open.push_back({d, 0});
     } else {
       printAtom(out, *d);
@@ -265,6 +266,12 @@ DatumPtr Datum::list(std::vector<DatumPtr> items, SrcPos p, DatumPtr tail) {
   return d;
 }
 
+DatumPtr Datum::vector(std::vector<DatumPtr> items, SrcPos p) {
+  auto d = make(DatumKind::Vector, p);
+  d->items = std::move(items);
+  return d;
+}
+
 const std::string& Datum::head() const {
   static const std::string kNone;
   if (kind == DatumKind::List && items[0]->kind == DatumKind::Symbol) return items[0]->text;
@@ -300,6 +307,7 @@ bool equalDatum(const Datum& a, const Datum& b) {
     case DatumKind::String:
       return a.text == b.text;
     case DatumKind::List:
+    case DatumKind::Vector:
       if (a.items.size() != b.items.size() || bool(a.tail) != bool(b.tail)) return false;
       for (size_t i = 0; i < a.items.size(); ++i)
         if (!equalDatum(*a.items[i], *b.items[i])) return false;

@@ -9,7 +9,7 @@
 
 namespace dmci {
 
-enum class DatumKind { Nil, Bool, Number, Char, Symbol, String, List };
+enum class DatumKind { Nil, Bool, Number, Char, Symbol, String, List, Vector };
 
 struct Datum;
 using DatumPtr = std::shared_ptr<const Datum>;
@@ -22,7 +22,7 @@ struct Datum {
   double number = 0.0;
   uint32_t ch = 0;              // Char: code point
   std::string text;             // Symbol name or String contents (unescaped)
-  std::vector<DatumPtr> items;  // List: at least one item
+  std::vector<DatumPtr> items;  // List: at least one item; Vector: its elements (any number)
   DatumPtr tail;                // List: nullptr for a proper list, else the dotted tail (never Nil)
   SrcPos pos;
 
@@ -40,6 +40,8 @@ struct Datum {
   static DatumPtr string(std::string s, SrcPos p = {});
   // A list; an empty items vector with no tail gives Nil. A tail that is a list is spliced in.
   static DatumPtr list(std::vector<DatumPtr> items, SrcPos p = {}, DatumPtr tail = nullptr);
+  // A vector literal #(x ...): self-evaluating, its elements constants.
+  static DatumPtr vector(std::vector<DatumPtr> items, SrcPos p = {});
 
   bool isSymbol(const char* name) const { return kind == DatumKind::Symbol && text == name; }
   bool isProperList() const { return kind == DatumKind::Nil || (kind == DatumKind::List && !tail); }

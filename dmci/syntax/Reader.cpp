@@ -99,6 +99,7 @@ struct Frame {
   const char* opener;           // Quote/Skip: the text as written, for messages
   std::vector<DatumPtr> items;  // List
   DatumPtr tail;                // List: after '.'
+  bool vector = false;          // List: opened by '#(', a vector literal
   SrcPos dotPos;                // List: where '.' was, if any
   enum DotState { NoDot, AwaitTail, HaveTail } dot = NoDot;
 };
@@ -225,6 +226,12 @@ void Reader::step() {
         advance(2);
         return openForm(Frame(Frame::Skip, p, nullptr, "the datum comment #;"));
       }
+      if (peek(1) == '(') {
+        advance(2);
+        Frame f(Frame::List, p);
+        f.vector = true;
+        return openForm(std::move(f));
+      }
       return deliver(readHash());
     default:
       if (c == '.' && (i_ + 1 >= s_.size() || isDelimiter(peek(1)))) {
@@ -248,7 +255,8 @@ void Reader::closeList(SrcPos p) {
   Frame& f = stack_.back();
   if (f.kind != Frame::List) fail(p, std::string("expected a datum after ") + f.opener + ", found ')'");
   if (f.dot == Frame::AwaitTail) fail(f.dotPos, "expected a datum after '.'");
-  DatumPtr d = Datum::list(std::move(f.items), f.pos, std::move(f.tail));
+  DatumPtr d =
+      f.vector ? Datum::vector(std::move(f.items), f.pos) : Datum::list(std::move(f.items), f.pos, std::move(f.tail));
   stack_.pop_back();
   --depth_;
   deliver(std::move(d));
@@ -258,6 +266,7 @@ void Reader::readDot(SrcPos p) {
   if (stack_.empty()) fail(p, "unexpected '.' outside a list");
   Frame& f = stack_.back();
   if (f.kind != Frame::List) fail(p, std::string("expected a datum after ") + f.opener + ", found '.'");
+  if (f.vector) fail(p, "'.' is not allowed in a vector literal '#('");
   if (f.items.empty()) fail(p, "'.' must follow at least one datum in a list");
   if (f.dot != Frame::NoDot) fail(p, "only one '.' is allowed in a list");
   f.dot = Frame::AwaitTail;
@@ -293,7 +302,7 @@ void Reader::deliver(DatumPtr d) {
 // End of input inside an open form: blame the innermost one.
 void Reader::failAtEnd() const {
   const Frame& f = stack_.back();
-  if (f.kind == Frame::List) fail(f.pos, "unclosed '(' (opened here)");
+  if (f.kind == Frame::List) fail(f.pos, f.vector ? "unclosed '#(' (opened here)" : "unclosed '(' (opened here)");
   fail(f.pos, std::string("expected a datum after ") + f.opener + ", found end of input");
 }
 
@@ -331,9 +340,8 @@ DatumPtr Reader::readHash() {
   if (t == "t" || t == "true") return Datum::boolean_(true, p);
   if (t == "f" || t == "false") return Datum::boolean_(false, p);
   if (!t.empty())
-    fail(p, "bad '#' syntax '#" + std::string(t) + "' (only #t, #f, #true, #false and #\\ are supported)");
+    fail(p, "bad '#' syntax '#" + std::string(t) + "' (only #t, #f, #true, #false, #\\ and #( are supported)");
   if (atEnd()) fail(p, "unexpected end of input after '#'");
-  if (peek() == '(') fail(p, "vectors '#(' are not supported");
   fail(p, std::string("bad '#' syntax '#") + peek() + "'");
 }
 

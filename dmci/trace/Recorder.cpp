@@ -73,7 +73,7 @@ bool Recorder::pushArgs(const Value* args, int argc) {
   return true;
 }
 
-// Whether a list argument holds a dependent number or tensor (a scan through it reads them).
+// Whether a list or vector argument holds a dependent number or tensor (a scan through it reads them).
 bool Recorder::listsHoldDependent(const Value* args, int argc) const {
   std::vector<Value> todo(args, args + argc);
   while (!todo.empty()) {
@@ -84,6 +84,8 @@ bool Recorder::listsHoldDependent(const Value* args, int argc) const {
       todo.push_back(rt_.car(v));
       todo.push_back(rt_.cdr(v));
     }
+    if (v.tag == Tag::Vector)
+      for (int32_t k = 0; k < static_cast<int32_t>(v.code); ++k) todo.push_back(rt_.vectorRef(v, k));
   }
   return false;
 }

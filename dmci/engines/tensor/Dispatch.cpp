@@ -6,6 +6,7 @@
 #include <string>
 #include <tuple>
 #include <unordered_set>
+#include <utility>
 
 #include "engines/tensor/LaneStore.h"
 #include "prims/Faults.h"
@@ -28,23 +29,27 @@ void siteOf(const Runtime& rt, const Value& v, Site::Kind kind, int32_t where, s
     out.push_back({Site::TensorData, v.i, rt.tensors[static_cast<size_t>(v.i)].slot});
 }
 
-// The per-lane data a rule may read; inside lists too when `lists`.
+// The per-lane data a rule may read; inside lists and vectors too when `lists`.
 std::vector<Site> sites(const Runtime& rt, const Value* args, int argc, bool lists) {
   std::vector<Site> out;
-  std::vector<int32_t> todo;
+  std::vector<std::pair<int32_t, int32_t>> todo;  // (first cell, cells): a pair's two, a vector's elements
+  auto within = [&](const Value& v) {
+    if (v.tag == Tag::Pair) todo.emplace_back(v.i, 2);
+    if (v.tag == Tag::Vector) todo.emplace_back(v.i, static_cast<int32_t>(v.code));
+  };
   for (int k = 0; k < argc; ++k) {
     siteOf(rt, args[k], Site::Argument, k, out);
-    if (lists && args[k].tag == Tag::Pair) todo.push_back(args[k].i);
+    if (lists) within(args[k]);
   }
   std::unordered_set<int32_t> seen;
   while (!todo.empty() && seen.size() < 1000000) {
-    int32_t at = todo.back();
+    auto [at, n] = todo.back();
     todo.pop_back();
-    if (!seen.insert(at).second) continue;
-    for (int32_t c = at; c <= at + 1; ++c) {
+    if (n == 0 || !seen.insert(at).second) continue;
+    for (int32_t c = at; c < at + n; ++c) {
       const Value& cell = rt.heap[static_cast<size_t>(c)];
       siteOf(rt, cell, Site::Cell, c, out);
-      if (cell.tag == Tag::Pair) todo.push_back(cell.i);
+      within(cell);
     }
   }
   return out;

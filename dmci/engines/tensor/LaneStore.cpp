@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "engines/tensor/LaneTensors.h"
@@ -141,18 +142,22 @@ Value LaneStore::hydrate(Runtime& rt, const Value& v, int32_t set, int64_t pos) 
   Value out = v;
   if (out.tag == Tag::Real && out.i >= 0) out.num = laneNumber(out.i);
   if (out.tag == Tag::Tensor) fillTensor(out);
-  std::vector<int32_t> todo;
+  std::vector<std::pair<int32_t, int32_t>> todo;  // (first cell, cells): a pair's two, a vector's elements
+  auto within = [&](const Value& x) {
+    if (x.tag == Tag::Pair) todo.emplace_back(x.i, 2);
+    if (x.tag == Tag::Vector) todo.emplace_back(x.i, static_cast<int32_t>(x.code));
+  };
   std::unordered_set<int32_t> seen;
-  if (v.tag == Tag::Pair) todo.push_back(v.i);
+  within(v);
   while (!todo.empty() && seen.size() < 100000) {
-    int32_t at = todo.back();
+    auto [at, n] = todo.back();
     todo.pop_back();
-    if (!seen.insert(at).second) continue;
-    for (int32_t c = at; c <= at + 1; ++c) {
+    if (n == 0 || !seen.insert(at).second) continue;
+    for (int32_t c = at; c < at + n; ++c) {
       Value& cell = rt.heap[static_cast<size_t>(c)];
       if (cell.tag == Tag::Real && cell.i >= 0) cell.num = laneNumber(cell.i);
       if (cell.tag == Tag::Tensor) fillTensor(cell);
-      if (cell.tag == Tag::Pair) todo.push_back(cell.i);
+      within(cell);
     }
   }
   return out;

@@ -72,6 +72,42 @@ TEST(LongPrograms, AHundredThousandBindingLetStarIsAFormErrorOnTheDmciRouteNotAC
   EXPECT_EQ(evalOk(test::longLetStar(2000), Route::Dmci).value, 2000);
 }
 
+// The dmci route is linear in program length: mce.scm reads a variable by its lexical address (a vector-ref of
+// its frame), not by a scan. 2,000 defines run within the default budgets; 16,000 within 6.4 million steps
+// (about 250 per define were measured; an evaluator whose references scan their frame needs billions), so a
+// quadratic cost anywhere in the route fails this test by its step count, whatever the machine's speed.
+TEST(LongPrograms, TwoThousandDefinesRunThroughTheEvaluatorWithinTheDefaultBudgets) {
+  EXPECT_DOUBLE_EQ(evalOk(test::longDefines(2000), Route::Dmci).value, test::longDefinesValue(2000));
+}
+
+TEST(LongPrograms, SixteenThousandDefinesRunThroughTheEvaluatorInLinearlyManySteps) {
+  Budget b;
+  b.steps = 16000 * 400;
+  auto ev = test::evaluate(test::longDefines(16000), test::options(Route::Dmci, {}, false, b));
+  ASSERT_TRUE(ev.ok()) << ev.error().str();
+  EXPECT_DOUBLE_EQ(ev->value, test::longDefinesValue(16000));
+}
+
+TEST(LongPrograms, FourThousandDefinesRunThroughTheTowerWithinTheDefaultBudgets) {
+  EXPECT_DOUBLE_EQ(evalOk(test::longDefines(4000), Route::Dmci2).value, test::longDefinesValue(4000));
+}
+
+// mce.scm keeps a frame of at most 4 slots as a list and a longer one as a vector, and dmci/mce/Mce.cpp writes
+// each reference's address by the same rule: every shape, at every depth, reads the right variable.
+TEST(LongPrograms, FramesOfEveryShapeAndDepthReadTheirVariablesOnEveryRoute) {
+  const std::string src =
+      "(define (six a b c d e f) (lambda (g) (let ((h 100) (i 200) (j 300) (k 400) (l 500))"
+      "  (let ((m 1000)) (let* ((n 2000) (o 3000)) (+ a (* 2 b) (* 3 c) (* 4 d) (* 5 e) (* 6 f) g h i j k l m n"
+      "  o))))))\n"
+      "(define (rest a b c d e . more) (+ a b c d e (apply + more)))\n"
+      "(define (short a . more) (+ a (length more)))\n"
+      "(define (four a b c d) (lambda () (- d c b a)))\n"
+      "(letrec ((p 7) (q 8)) (+ ((six 1 2 3 4 5 6) 7) (rest 1 2 3 4 5 6 7) (short 9 9 9) ((four 1 2 3 40)) p q x))";
+  const double want = (1 + 4 + 9 + 16 + 25 + 36 + 7 + 1500 + 6000) + 28 + 11 + 34 + 15 + 0.5;
+  for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2})
+    EXPECT_EQ(evalOk(src, r, {{"x", 0.5}}).value, want) << routeName(r);
+}
+
 TEST(LongPrograms, AnAndOfFiveThousandTestsCompiles) {
   EXPECT_EQ(evalOk(ladder("and", ">", 5000) + "(if (f 1e9) 1 0)", Route::Direct).value, 1);
 }

@@ -24,7 +24,7 @@ void expectRoundTrip(const Runtime& rt, const Value& v, Layout14Tag tag) {
   if (v.tag == Tag::Real) {
     EXPECT_EQ(back.num, v.num);
   }
-  if (v.tag == Tag::Closure) {
+  if (v.tag == Tag::Closure || v.tag == Tag::Vector) {
     EXPECT_EQ(back.code, v.code);
   }
   EXPECT_EQ(toLayout14(rt, back), l) << rt.show(v);
@@ -44,6 +44,20 @@ TEST(Layout14, EveryKindOfValueRoundTrips) {
   expectRoundTrip(rt, Value::make(Tag::Closure, -1, 3), Layout14Tag::Closure);
   expectRoundTrip(rt, Value::make(Tag::Prim, primId("car")), Layout14Tag::Closure);
   expectRoundTrip(rt, rt.newTensor(2, 3, 4), Layout14Tag::Tensor);
+}
+
+TEST(Layout14, AVectorTakesThePairTagWithNoCdrAndItsLength) {
+  Runtime rt;
+  Value xs[3] = {Value::real(1), Value::real(2), Value::real(3)};
+  Value v = rt.vector(xs, 3);
+  expectRoundTrip(rt, v, Layout14Tag::Pair);
+  expectRoundTrip(rt, rt.vector(xs, 0), Layout14Tag::Pair);
+  Layout14 l = toLayout14(rt, v);
+  EXPECT_EQ(l[10], v.i);
+  EXPECT_EQ(l[11], -1);
+  EXPECT_EQ(l[12], 3);
+  l[12] = 1e6;  // past the heap
+  EXPECT_THROW(fromLayout14(rt, l), DmciError);
 }
 
 TEST(Layout14, PayloadSlotsHoldWhatDesignSays) {

@@ -71,6 +71,19 @@ TEST(Reader, Numbers) {
   EXPECT_TRUE(std::isnan(readOne("+nan.0")->number));
 }
 
+TEST(Reader, VectorLiteralsHoldTheirElementsAndPrintBack) {
+  DatumPtr d = readOne("#(1 (a . b) #(2) \"s\")");
+  ASSERT_EQ(d->kind, DatumKind::Vector);
+  ASSERT_EQ(d->items.size(), 4u);
+  EXPECT_EQ(d->items[1]->kind, DatumKind::List);
+  EXPECT_EQ(d->items[2]->kind, DatumKind::Vector);
+  EXPECT_EQ(print(*d), "#(1 (a . b) #(2) \"s\")");
+  EXPECT_EQ(readOne("#()")->kind, DatumKind::Vector);
+  EXPECT_EQ(print(*readOne("'#()")), "(quote #())");
+  EXPECT_FALSE(equalDatum(*readOne("#(1 2)"), *readOne("(1 2)")));
+  EXPECT_TRUE(equalDatum(*readOne("#(1 2)"), *readOne("#(1 2)")));
+}
+
 TEST(Reader, Booleans) {
   EXPECT_TRUE(readOne("#t")->boolean);
   EXPECT_TRUE(readOne("#true")->boolean);
@@ -244,7 +257,9 @@ TEST(Reader, MalformedInputsReportLineAndColumn) {
       {"-.5.", 1, 1, "bad number"},
       {"1/2", 1, 1, "bad number"},
       {"#x1F", 1, 1, "bad '#' syntax"},
-      {"(a #(1 2))", 1, 4, "vectors"},
+      {"(a #(1 2)", 1, 1, "unclosed '('"},
+      {"#(1 2", 1, 1, "unclosed '#('"},
+      {"#(1 . 2)", 1, 5, "not allowed in a vector literal"},
       {"#\\", 1, 1, "expected a character"},
       {"#\\bogus", 1, 1, "unknown character name"},
       {"#tru", 1, 1, "bad '#' syntax"},

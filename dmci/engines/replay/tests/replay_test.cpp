@@ -266,6 +266,27 @@ TEST(ReplayCorpus, LanesEqualNativeLanesBitForBit) {
   }
 }
 
+// equal? reads the numbers inside vectors: one that depends on a parameter stops the trace (the native rule
+// reruns), never a branch replayed without its guard (a = 2 takes the other arm).
+TEST(ReplayGuards, EqualOnVectorsHoldingAParameterIsNotReplayedBlind) {
+  auto prog = Program::fromText("(if (equal? (vector a 1) (vector 2 1)) (* a 10) (* a 100))", "v.scm");
+  ASSERT_TRUE(prog);
+  LaneBatch lanes;
+  lanes.params = {"a"};
+  lanes.values = {{1.0, 2.0, 3.0}};
+  for (Route r : {Route::Direct, Route::Dmci}) {
+    EvalOptions o;
+    o.route = r;
+    o.wrt = {"a"};
+    auto native = nativeEngine().evaluateLanes(*prog, lanes, o);
+    auto rep = replayEngine().evaluateLanes(*prog, lanes, o);
+    ASSERT_TRUE(native && rep) << routeName(r);
+    EXPECT_EQ(native->value, (std::vector<double>{100, 20, 300})) << routeName(r);
+    EXPECT_EQ(rep->value, native->value) << routeName(r);
+    EXPECT_EQ(rep->gradient, native->gradient) << routeName(r);
+  }
+}
+
 // Seeds moved across branches: wherever the native machine takes another path, the recorded trace's guards fail
 // (never a replayed number from the wrong path), and the replay engine's lanes still equal the native lanes.
 TEST(ReplayGuards, EveryLaneMovedAcrossABranchIsCaught) {
