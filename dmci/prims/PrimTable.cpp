@@ -24,6 +24,10 @@ const char* familyName(PrimFamily f) {
   return "?";
 }
 
+// The R7RS families added for issue 42, declared here rather than in PrimTable.h so that a new family does not
+// recompile every file that includes the table.
+void addMultipleValuesPrims(std::vector<Primitive>& t);  // prims/MultipleValues.cpp
+
 namespace {
 struct Table {
   std::vector<Primitive> rows;
@@ -35,6 +39,7 @@ struct Table {
     addTensorPrims(rows);
     addControlPrims(rows);
     addInternalPrims(rows);
+    addMultipleValuesPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };

@@ -1,0 +1,120 @@
+// The R7RS forms of multiple values and of several arities (values, call-with-values, let-values, let*-values,
+// define-values, receive, case-lambda): each fact by the direct route, through mce.scm and through the tower,
+// with gradients through the values, and the errors for misuse at the form's position.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "testing/Eval.h"
+
+namespace dmci {
+namespace {
+
+using test::evalErr;
+using test::evalOk;
+using test::gradientOf;
+using test::where;
+
+class R7rsForms : public ::testing::TestWithParam<Route> {
+ protected:
+  double value(const std::string& src, std::vector<SeedValue> seed = {}) {
+    return evalOk(src, GetParam(), std::move(seed)).value;
+  }
+  double grad(const std::string& src, std::vector<SeedValue> seed, const std::string& name) {
+    return gradientOf(evalOk(src, GetParam(), std::move(seed), {name}), name);
+  }
+};
+
+TEST_P(R7rsForms, OneValueIsTheValueItself) { EXPECT_EQ(value("(+ 1 (values 41))"), 42); }
+
+TEST_P(R7rsForms, CallWithValuesSpreadsTheValuesOverTheConsumer) {
+  EXPECT_EQ(value("(call-with-values (lambda () (values 1 2 3)) (lambda (a b c) (+ a (* 10 b) (* 100 c))))"), 321);
+}
+
+TEST_P(R7rsForms, CallWithValuesPassesZeroValuesAsNoArgument) {
+  EXPECT_EQ(value("(call-with-values (lambda () (values)) (lambda () 7))"), 7);
+}
+
+TEST_P(R7rsForms, CallWithValuesPassesAPlainValueAsOneArgument) { EXPECT_EQ(value("(call-with-values * -)"), -1); }
+
+TEST_P(R7rsForms, AListIsOneValueNotSeveral) {
+  EXPECT_EQ(value("(call-with-values (lambda () (list 1 2)) (lambda (l) (length l)))"), 2);
+}
+
+TEST_P(R7rsForms, LetValuesInitsSeeTheOuterScope) {
+  EXPECT_EQ(value("(define a 1) (let-values (((a b) (values 5 a)) ((c) (values a))) (+ (* 100 a) (* 10 b) c))"), 511);
+}
+
+TEST_P(R7rsForms, LetValuesTakesARestList) {
+  EXPECT_EQ(value("(let-values (((a . r) (values 1 2 3)) (all (values 4 5))) (+ a (length r) (apply * all)))"), 23);
+}
+
+TEST_P(R7rsForms, LetStarValuesSeesEarlierFormals) {
+  EXPECT_EQ(value("(let*-values (((a b) (values 2 3)) ((c) (values (* a b)))) c)"), 6);
+}
+
+TEST_P(R7rsForms, DefineValuesDefinesEachName) {
+  EXPECT_EQ(value("(define-values (q r . more) (values 7 2 9 9)) (+ (* q r) (length more))"), 16);
+}
+
+TEST_P(R7rsForms, DefineValuesInABodyIsLetrecStar) {
+  EXPECT_EQ(value("(define (f) (define (g) (* x 2)) (define-values (x y) (values 3 4)) (+ (g) y)) (f)"), 10);
+}
+
+TEST_P(R7rsForms, ReceiveBindsItsFormals) { EXPECT_EQ(value("(receive (a . r) (values 1 2 3) (+ a (car r)))"), 3); }
+
+TEST_P(R7rsForms, CaseLambdaPicksTheFirstClauseThatTakesTheCount) {
+  const std::string f = "(define f (case-lambda (() 0) ((x) 1) ((x y) 2) ((x . r) 3) (r 4))) ";
+  EXPECT_EQ(value(f + "(+ (f) (* 10 (f 1)) (* 100 (f 1 2)) (* 1000 (f 1 2 3)))"), 3210);
+}
+
+TEST_P(R7rsForms, CaseLambdaCanCallItselfThroughItsName) {
+  EXPECT_EQ(value("(define m (case-lambda ((x) x) ((x y . z) (apply m (* x y) z)))) (m 1 2 3 4)"), 24);
+}
+
+TEST_P(R7rsForms, GradientsFlowThroughEveryValue) {
+  const std::string src = "(define (f x) (values (* x x) (* 3 x))) (let-values (((a b) (f x))) (+ a b))";
+  EXPECT_EQ(grad(src, {{"x", 2}}, "x"), 7);  // 2x + 3
+  EXPECT_EQ(grad("(define g (case-lambda ((x) (* x x)) ((x y) (* x y)))) (+ (g x) (g x 5))", {{"x", 2}}, "x"), 9);
+}
+
+TEST_P(R7rsForms, AValuesCountThatDoesNotMatchIsAnArityErrorAtTheForm) {
+  Error e = evalErr("(+ 1\n   (let-values (((a b) (values 1 2 3))) a))", GetParam());
+  EXPECT_EQ(e.kind, ErrorKind::Arity);
+  EXPECT_EQ(where(e.pos), "2:4");
+  e = evalErr("(define-values (a b) (values 1))\na", GetParam());
+  EXPECT_EQ(e.kind, ErrorKind::Arity);
+  EXPECT_EQ(where(e.pos), "1:1");
+}
+
+TEST_P(R7rsForms, ACaseLambdaWithNoClauseForTheCountIsAnErrorNamingIt) {
+  Error e = evalErr("(define f\n  (case-lambda ((x) x) ((x y) y)))\n(f 1 2 3)", GetParam());
+  EXPECT_EQ(where(e.pos), "2:3");
+  EXPECT_NE(e.message.find("case-lambda: no clause takes this many arguments, got 3"), std::string::npos) << e.message;
+}
+
+INSTANTIATE_TEST_SUITE_P(Routes, R7rsForms, ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2),
+                         [](const auto& info) { return std::string(routeName(info.param)); });
+
+// Misuse caught by the expander, with the form's position.
+TEST(R7rsFormErrors, MalformedFormsAreFormErrors) {
+  for (const char* src : {"(case-lambda)", "(case-lambda (x))", "(let-values ((a)) a)", "(receive (a) 1)",
+                          "(let*-values (((a a) (values 1 2))) a)", "(let-values (((a) 1) ((a) 2)) a)",
+                          "(+ 1 (define-values (a) 1))", "(define-values (a) 1 2)"}) {
+    Error e = evalErr(src, Route::Direct);
+    EXPECT_EQ(e.kind, ErrorKind::Form) << src << ": " << e.message;
+  }
+}
+
+TEST(R7rsFormErrors, SyntaxOutsideTheSubsetIsNamed) {
+  Error e = evalErr("(define x 1)\n(define-syntax swap! (syntax-rules () ((_ a b) 1)))", Route::Direct);
+  EXPECT_EQ(e.kind, ErrorKind::Form);
+  EXPECT_EQ(where(e.pos), "2:1");
+  EXPECT_NE(e.message.find("define-syntax: not supported"), std::string::npos) << e.message;
+  e = evalErr("(guard (e (#t 1)) (raise 2))", Route::Dmci);
+  EXPECT_NE(e.message.find("guard: not supported"), std::string::npos) << e.message;
+}
+
+}  // namespace
+}  // namespace dmci
