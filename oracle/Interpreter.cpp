@@ -53,6 +53,7 @@ const PrimRegistry<Num>& primRegistry() {
     addScalarPrims(r);
     addListPrims(r);
     addTensorPrims(r);
+    addTextPrims(r);
     return r;
   }();
   return registry;

@@ -108,6 +108,8 @@ void addListPrims(PrimRegistry<Num>& r);  // ListPrims.cpp
 template <class Num>
 void addTensorPrims(PrimRegistry<Num>& r);  // TensorPrims.cpp
 template <class Num>
+void addTextPrims(PrimRegistry<Num>& r);  // TextPrims.cpp
+template <class Num>
 const PrimRegistry<Num>& primRegistry();
 // Elementwise tensor arithmetic with scalar broadcast, for + - * / (TensorPrims.cpp).
 template <class Num>

@@ -50,13 +50,15 @@ ExprPtr Expander::caseLambda(const DatumPtr& d) {
   outer.add(args);
   SrcPos p = d->pos;
   ExprPtr argsRef = CoreExpr::ref(args, p);
-  ExprPtr rest = app({prim("error", p), CoreExpr::constant(Datum::string("case-lambda: no clause takes this many arguments, got", p), p),
+  ExprPtr rest = app({prim("error", p),
+                      CoreExpr::constant(Datum::string("case-lambda: no clause takes this many arguments, got", p), p),
                       app({prim("length", p), argsRef}, p)},
                      p);
   std::vector<std::pair<ExprPtr, ExprPtr>> arms;
   for (size_t i = 1; i < d->items.size(); ++i) {
     const DatumPtr& c = d->items[i];
-    if (c->kind != DatumKind::List || c->tail || c->items.size() < 2) fail(*c, "case-lambda: clause must be (formals body...)");
+    if (c->kind != DatumKind::List || c->tail || c->items.size() < 2)
+      fail(*c, "case-lambda: clause must be (formals body...)");
     Formals f = formals(*c->items[0], "case-lambda");
     size_t fixed = f.names.size() - (f.variadic ? 1 : 0);
     Scope scope(*this);
@@ -79,7 +81,8 @@ std::vector<std::pair<DatumPtr, DatumPtr>> Expander::valuesBindings(const Datum&
   if (!d.isProperList()) fail(d, what + ": bindings must be a list ((formals expr) ...)");
   std::vector<std::pair<DatumPtr, DatumPtr>> out;
   for (const auto& b : d.items) {
-    if (b->kind != DatumKind::List || b->tail || b->items.size() != 2) fail(*b, what + ": binding must be (formals expr)");
+    if (b->kind != DatumKind::List || b->tail || b->items.size() != 2)
+      fail(*b, what + ": binding must be (formals expr)");
     out.emplace_back(b->items[0], b->items[1]);
   }
   return out;
@@ -101,7 +104,8 @@ ExprPtr Expander::letStarValuesFrom(const DatumPtr& d, const std::vector<std::pa
   Formals f = formals(*bs[k].first, "let*-values");
   Scope scope(*this);
   scope.add(f.names);
-  ExprPtr consumer = CoreExpr::lambda(f.names, f.variadic, letStarValuesFrom(d, bs, k + 1), bs[k].first->pos, "let*-values");
+  ExprPtr consumer =
+      CoreExpr::lambda(f.names, f.variadic, letStarValuesFrom(d, bs, k + 1), bs[k].first->pos, "let*-values");
   return app({prim("call-with-values", d->pos), p, consumer}, d->pos);
 }
 

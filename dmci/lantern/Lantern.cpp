@@ -13,6 +13,7 @@
 #include "lower/FreeVars.h"
 #include "lower/LinkPrelude.h"
 #include "prims/PrimTable.h"
+#include "prims/TextRules.h"
 #include "syntax/Reader.h"
 
 namespace dmci {
@@ -82,10 +83,16 @@ const std::map<std::string, std::string>& rebound() {
 // Primitives that only look at numbers: applied to the duals' numbers, with no adjoint (the engines' rule too:
 // comparisons, integer rounding, the sizes of zeros, ones and eye, and shape have none).
 const std::vector<std::string>& onPrimals() {
-  static const std::vector<std::string> names = {
-      "=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
-      "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
-      "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
+                                  "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
+                                  "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
+    // The text primitives that read a number (an index, a count, a code point, a radix) read its primal: what
+    // they return carries no gradient.
+    for (const text::Row& r : text::rows())
+      if (r.readsNumbers) n.push_back(r.name);
+    return n;
+  }();
   return names;
 }
 

@@ -27,6 +27,7 @@ const char* familyName(PrimFamily f) {
 // The R7RS families added for issue 42, declared here rather than in PrimTable.h so that a new family does not
 // recompile every file that includes the table.
 void addMultipleValuesPrims(std::vector<Primitive>& t);  // prims/MultipleValues.cpp
+void addTextPrims(std::vector<Primitive>& t);            // prims/Text.cpp
 
 namespace {
 struct Table {
@@ -40,6 +41,7 @@ struct Table {
     addControlPrims(rows);
     addInternalPrims(rows);
     addMultipleValuesPrims(rows);
+    addTextPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };
