@@ -6,6 +6,7 @@
 
 #include "oracle/Interpreter.h"
 #include "oracle/Oracle.h"
+#include "prims/ExactIntegerSqrt.h"
 #include "prims/TextRules.h"
 
 namespace dmci::oracle {
@@ -103,9 +104,23 @@ Value<Num> textPrim(const PrimCall<Num>& c) {
 
 }  // namespace
 
+// exact-integer-sqrt's native part (prims/Numbers.cpp): its argument read discretely too.
+template <class Num>
+Value<Num> exactIntegerSqrtList(const PrimCall<Num>& c) {
+  const Num& x = c.number(0);
+  Num n = c.decide(DecisionKind::Discrete, std::optional<Num>(x), Closeness<Num>::between(x, x), x);
+  try {
+    auto [s, r] = exactIntegerSqrt(static_cast<double>(n));
+    return c.heap().cons(Value<Num>::number(Num(s)), c.heap().cons(Value<Num>::number(Num(r)), Value<Num>::nil()));
+  } catch (const DmciError& e) {
+    throw DmciError(e.error().kind, e.error().message, c.site->pos);
+  }
+}
+
 template <class Num>
 void addTextPrims(PrimRegistry<Num>& r) {
   for (const text::Row& row : text::rows()) r.add(row.name, textPrim<Num>);
+  r.add("%exact-integer-sqrt-list", exactIntegerSqrtList<Num>);
 }
 
 template void addTextPrims<Wide>(PrimRegistry<Wide>&);

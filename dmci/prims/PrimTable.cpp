@@ -28,6 +28,7 @@ const char* familyName(PrimFamily f) {
 // recompile every file that includes the table.
 void addMultipleValuesPrims(std::vector<Primitive>& t);  // prims/MultipleValues.cpp
 void addTextPrims(std::vector<Primitive>& t);            // prims/Text.cpp
+void addNumberPrims(std::vector<Primitive>& t);          // prims/Numbers.cpp
 
 namespace {
 struct Table {
@@ -42,6 +43,7 @@ struct Table {
     addInternalPrims(rows);
     addMultipleValuesPrims(rows);
     addTextPrims(rows);
+    addNumberPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };

@@ -111,8 +111,7 @@ void addTextPrims(std::vector<Primitive>& t) {
     LaneReads reads = std::string(r.name) == "list->string" ? LaneReads::Lists
                       : r.readsNumbers                      ? LaneReads::Arguments
                                                             : LaneReads::Nothing;
-    t.push_back({r.name, r.minArgs, r.maxArgs, kFns[k], nullptr, nullptr, PrimFamily::List, r.doc, "",
-                 laneUse(reads)});
+    t.push_back({r.name, r.minArgs, r.maxArgs, kFns[k], nullptr, nullptr, PrimFamily::List, r.doc, "", laneUse(reads)});
   }
   t.push_back({"string-map", 2, -1, nullptr, nullptr, kStringMap, PrimFamily::List,
                "(string-map f s ...) the string of f applied to the strings' characters in turn", "",

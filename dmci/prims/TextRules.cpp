@@ -1,12 +1,13 @@
 // The rules of the character and string primitives (prims/TextRules.h), shared by the native rows and the oracle.
 #include "prims/TextRules.h"
 
+#include <locale.h>
+
 #include <clocale>
 #include <cmath>
 #include <cstdlib>
 #include <cwctype>
 #include <functional>
-#include <locale.h>
 #include <unordered_map>
 
 #include "syntax/Datum.h"
@@ -63,12 +64,12 @@ locale_t utf8() {
 
 // The zero of each run of ten Unicode Nd (decimal digit) characters.
 constexpr char32_t kDigitZeros[] = {
-    0x0030,  0x0660,  0x06F0,  0x07C0,  0x0966,  0x09E6,  0x0A66,  0x0AE6,  0x0B66,  0x0BE6,  0x0C66,  0x0CE6,
-    0x0D66,  0x0DE6,  0x0E50,  0x0ED0,  0x0F20,  0x1040,  0x1090,  0x17E0,  0x1810,  0x1946,  0x19D0,  0x1A80,
-    0x1A90,  0x1B50,  0x1BB0,  0x1C40,  0x1C50,  0xA620,  0xA8D0,  0xA900,  0xA9D0,  0xA9F0,  0xAA50,  0xABF0,
-    0xFF10,  0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0, 0x11450, 0x114D0, 0x11650, 0x116C0,
-    0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60, 0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2,
-    0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0};
+    0x0030,  0x0660,  0x06F0,  0x07C0,  0x0966,  0x09E6,  0x0A66,  0x0AE6,  0x0B66,  0x0BE6,  0x0C66,
+    0x0CE6,  0x0D66,  0x0DE6,  0x0E50,  0x0ED0,  0x0F20,  0x1040,  0x1090,  0x17E0,  0x1810,  0x1946,
+    0x19D0,  0x1A80,  0x1A90,  0x1B50,  0x1BB0,  0x1C40,  0x1C50,  0xA620,  0xA8D0,  0xA900,  0xA9D0,
+    0xA9F0,  0xAA50,  0xABF0,  0xFF10,  0x104A0, 0x10D30, 0x11066, 0x110F0, 0x11136, 0x111D0, 0x112F0,
+    0x11450, 0x114D0, 0x11650, 0x116C0, 0x11730, 0x118E0, 0x11950, 0x11C50, 0x11D50, 0x11DA0, 0x16A60,
+    0x16AC0, 0x16B50, 0x1D7CE, 0x1D7D8, 0x1D7E2, 0x1D7EC, 0x1D7F6, 0x1E140, 0x1E2F0, 0x1E950, 0x1FBF0};
 
 int digitValue(char32_t c) {
   for (char32_t z : kDigitZeros)
@@ -123,8 +124,8 @@ size_t indexAt(const std::string& prim, const std::vector<Arg>& a, size_t k, siz
   if (a[k].kind != K::Number || !std::isfinite(a[k].num) || std::floor(a[k].num) != a[k].num)
     wrong(prim, k, a[k], "an exact integer");
   if (a[k].num < 0 || a[k].num > static_cast<double>(most))
-    throw DmciError(ErrorKind::Domain, prim + ": " + what + " " + a[k].shown + " is out of range 0 to " +
-                                           std::to_string(most));
+    throw DmciError(ErrorKind::Domain,
+                    prim + ": " + what + " " + a[k].shown + " is out of range 0 to " + std::to_string(most));
   return static_cast<size_t>(a[k].num);
 }
 
@@ -181,8 +182,8 @@ std::pair<size_t, size_t> range(const std::string& prim, const std::vector<Arg>&
   size_t start = a.size() > k ? indexAt(prim, a, k, n, "start") : 0;
   size_t end = a.size() > k + 1 ? indexAt(prim, a, k + 1, n, "end") : n;
   if (end < start)
-    throw DmciError(ErrorKind::Domain, prim + ": end " + std::to_string(end) + " is before start " +
-                                           std::to_string(start));
+    throw DmciError(ErrorKind::Domain,
+                    prim + ": end " + std::to_string(end) + " is before start " + std::to_string(start));
   return {start, end};
 }
 
@@ -198,11 +199,16 @@ int radixAt(const std::string& prim, const std::vector<Arg>& a, size_t k) {
 Out stringToNumber(std::string s, int radix) {
   while (s.size() >= 2 && s[0] == '#') {
     char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
-    if (p == 'x') radix = 16;
-    else if (p == 'o') radix = 8;
-    else if (p == 'b') radix = 2;
-    else if (p == 'd') radix = 10;
-    else if (p != 'e' && p != 'i') return boolean(false);
+    if (p == 'x')
+      radix = 16;
+    else if (p == 'o')
+      radix = 8;
+    else if (p == 'b')
+      radix = 2;
+    else if (p == 'd')
+      radix = 10;
+    else if (p != 'e' && p != 'i')
+      return boolean(false);
     s = s.substr(2);
   }
   if (s == "+inf.0") return number(INFINITY);
@@ -230,10 +236,9 @@ Out stringToNumber(std::string s, int radix) {
   if (i == s.size()) return boolean(false);
   double v = 0;
   for (size_t k = i; k < s.size(); ++k) {
-    int d = std::isdigit(static_cast<unsigned char>(s[k])) ? s[k] - '0'
-            : std::isalpha(static_cast<unsigned char>(s[k]))
-                ? std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10
-                : 99;
+    int d = std::isdigit(static_cast<unsigned char>(s[k]))   ? s[k] - '0'
+            : std::isalpha(static_cast<unsigned char>(s[k])) ? std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10
+                                                             : 99;
     if (d >= radix) return boolean(false);
     v = v * radix + d;
   }
@@ -450,8 +455,8 @@ const std::vector<Row>& rows() {
       {"symbol->string", 1, 1, "(symbol->string sym) the name of sym", false},
       {"symbol=?", 1, -1, "(symbol=? sym ...) #t when the symbols are the same", false},
       {"boolean=?", 1, -1, "(boolean=? b ...) #t when the booleans are the same", false},
-      {"string->number", 1, 2, "(string->number s [radix]) the number s writes (radix 10, or 2, 8, 16 for integers), else #f",
-       true},
+      {"string->number", 1, 2,
+       "(string->number s [radix]) the number s writes (radix 10, or 2, 8, 16 for integers), else #f", true},
       {"number->string", 1, 2, "(number->string z [radix]) z written in radix 10, or an integer in radix 2, 8 or 16",
        true},
   };

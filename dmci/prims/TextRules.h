@@ -16,11 +16,11 @@ namespace dmci::text {
 struct Arg {
   enum class Kind { Char, String, Symbol, Number, Bool, List, Other } kind = Kind::Other;
   char32_t ch = 0;
-  std::string str;           // String, Symbol
-  double num = 0;            // Number
-  bool b = false;            // Bool
-  std::vector<Arg> items;    // List (a proper list)
-  std::string shown;         // the value as error messages print it
+  std::string str;         // String, Symbol
+  double num = 0;          // Number
+  bool b = false;          // Bool
+  std::vector<Arg> items;  // List (a proper list)
+  std::string shown;       // the value as error messages print it
 };
 
 // A result: a character, a string, a symbol, a number, a boolean or a list of characters.

@@ -1,6 +1,7 @@
 // The R7RS forms of multiple values and of several arities (values, call-with-values, let-values, let*-values,
-// define-values, receive, case-lambda): each fact by the direct route, through mce.scm and through the tower,
-// with gradients through the values, and the errors for misuse at the form's position.
+// define-values, receive, case-lambda) and the number procedures beside them (prims/Numbers.cpp): each fact by the
+// direct route, through mce.scm and through the tower, with gradients through the values, and the errors for misuse at
+// the form's position.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -92,6 +93,36 @@ TEST_P(R7rsForms, ACaseLambdaWithNoClauseForTheCountIsAnErrorNamingIt) {
   Error e = evalErr("(define f\n  (case-lambda ((x) x) ((x y) y)))\n(f 1 2 3)", GetParam());
   EXPECT_EQ(where(e.pos), "2:3");
   EXPECT_NE(e.message.find("case-lambda: no clause takes this many arguments, got 3"), std::string::npos) << e.message;
+}
+
+// --- the number procedures of prims/Numbers.cpp ---
+
+TEST_P(R7rsForms, DivisionPairsAreTwoValues) {
+  EXPECT_EQ(value("(call-with-values (lambda () (floor/ -5 2)) (lambda (q r) (+ (* 10 q) r)))"), -29);
+  EXPECT_EQ(value("(call-with-values (lambda () (truncate/ -5 2)) (lambda (q r) (+ (* 10 q) r)))"), -21);
+}
+
+TEST_P(R7rsForms, ExactIntegerSqrtIsExactBeyondDoublePrecision) {
+  // 2^61 = 1518500249^2 + 3000631951: the square needs 61 bits, more than a double's 53.
+  EXPECT_EQ(value("(call-with-values (lambda () (exact-integer-sqrt (expt 2 61))) (lambda (s r) r))"), 3000631951.0);
+  EXPECT_EQ(value("(call-with-values (lambda () (exact-integer-sqrt 17)) (lambda (s r) (+ (* 10 s) r)))"), 41);
+}
+
+TEST_P(R7rsForms, GcdAndLcmTakeAnyCount) {
+  EXPECT_EQ(value("(+ (gcd 32 -36) (gcd) (* 1000 (lcm 32 -36)) (lcm))"), 288005);
+}
+
+TEST_P(R7rsForms, ExactAndInexactKeepTheValueAndTheGradient) {
+  EXPECT_EQ(value("(+ (exact 2.5) (inexact 1))"), 3.5);
+  EXPECT_EQ(grad("(* (exact x) (inexact->exact (exact->inexact x)))", {{"x", 3}}, "x"), 6);
+  EXPECT_NE(evalErr("(exact (/ 1. 0))", GetParam()).message.find("exact: an infinity or a NaN has no exact form"),
+            std::string::npos);
+}
+
+TEST_P(R7rsForms, NonFiniteTests) {
+  EXPECT_EQ(value("(+ (if (nan? (/ 0. 0)) 1 0) (if (infinite? (/ -1. 0)) 10 0) (if (finite? 3) 100 0)"
+                  " (if (infinite? (/ 0. 0)) 1000 0))"),
+            111);
 }
 
 INSTANTIATE_TEST_SUITE_P(Routes, R7rsForms, ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2),

@@ -26,9 +26,12 @@ struct TextCase {
 const TextCase kCases[] = {
     {"append_counts_code_points", "(string-length (string-append \"ab\" \"\" \"γδ\"))", 4},
     {"upcase_is_unicode", "(char->integer (string-ref (string-upcase \"aβ\") 1))", 0x392},
-    {"char_comparisons_chain", "(if (and (char<? #\\a #\\b #\\c) (not (char<? #\\a #\\a)) (char-ci=? #\\a #\\A)) 1 0)", 1},
+    {"char_comparisons_chain", "(if (and (char<? #\\a #\\b #\\c) (not (char<? #\\a #\\a)) (char-ci=? #\\a #\\A)) 1 0)",
+     1},
     {"string_comparisons_chain",
-     "(if (and (string<? \"abc\" \"abcd\" \"acd\") (string-ci=? \"ΑΒΓ\" \"αβγ\") (not (string=? \"abc\" \"aBc\"))) 1 0)", 1},
+     "(if (and (string<? \"abc\" \"abcd\" \"acd\") (string-ci=? \"ΑΒΓ\" \"αβγ\") (not (string=? \"abc\" \"aBc\"))) 1 "
+     "0)",
+     1},
     {"digit_values", "(+ (digit-value #\\7) (digit-value #\\x0664) (if (digit-value #\\a) 100 0))", 11},
     {"classes",
      "(if (and (char-alphabetic? #\\λ) (not (char-alphabetic? #\\x0E50)) (char-numeric? #\\x0E50) "
@@ -40,7 +43,8 @@ const TextCase kCases[] = {
     {"symbols_round_trip", "(if (eq? (string->symbol (symbol->string 'LollyPop)) 'LollyPop) 1 0)", 1},
     {"string_map", "(char->integer (car (string->list (string-map char-upcase \"xyz\"))))", 88},
     {"string_map_two_strings", "(string-length (string-map (lambda (a b) a) \"abcd\" \"xy\"))", 2},
-    {"substring_and_copy", "(+ (string-length (substring \"hello\" 1 4)) (string-length (string-copy \"hello\" 2)))", 6},
+    {"substring_and_copy", "(+ (string-length (substring \"hello\" 1 4)) (string-length (string-copy \"hello\" 2)))",
+     6},
     {"equality_predicates", "(if (and (symbol=? 'a 'a 'a) (boolean=? #f #f) (not (boolean=? #t #f))) 1 0)", 1},
     {"list_to_string", "(string-length (list->string (list #\\a #\\λ)))", 2},
     {"make_string", "(char->integer (string-ref (make-string 3 #\\-) 2))", 45},
@@ -57,8 +61,7 @@ INSTANTIATE_TEST_SUITE_P(Facts, TextRoutes,
                          ::testing::Combine(::testing::ValuesIn(kCases),
                                             ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2)),
                          [](const auto& info) {
-                           return std::string(std::get<0>(info.param).label) + "_" +
-                                  routeName(std::get<1>(info.param));
+                           return std::string(std::get<0>(info.param).label) + "_" + routeName(std::get<1>(info.param));
                          });
 
 class TextOracle : public ::testing::TestWithParam<TextCase> {};
@@ -86,8 +89,7 @@ TEST_P(TextErrors, AnIndexPastTheEndIsADomainErrorAtTheCall) {
 TEST_P(TextErrors, AWrongArgumentIsATypeErrorNamingIt) {
   Error e = evalErr("(char->integer \"a\")", GetParam());
   EXPECT_EQ(e.kind, ErrorKind::Type);
-  EXPECT_NE(e.message.find("char->integer: argument 1 must be a character, got \"a\""), std::string::npos)
-      << e.message;
+  EXPECT_NE(e.message.find("char->integer: argument 1 must be a character, got \"a\""), std::string::npos) << e.message;
   EXPECT_EQ(evalErr("(list->string (list #\\a 1))", GetParam()).kind, ErrorKind::Type);
   EXPECT_EQ(evalErr("(integer->char -1)", GetParam()).kind, ErrorKind::Domain);
   EXPECT_EQ(evalErr("(substring \"abc\" 2 1)", GetParam()).kind, ErrorKind::Domain);
