@@ -67,6 +67,20 @@ const SchemeRow kRows[] = {
     {"finite?", 1, 1, "(define (finite? z) (%= (%- z z) (%- z z)))", "(finite? z) #t unless z is infinite or a NaN", ""},
     {"infinite?", 1, 1, "(define (infinite? z) (if (%= z z) (%not (%finite? z)) #f))",
      "(infinite? z) #t for +inf.0 or -inf.0", ""},
+    {"real?", 1, 1, "(define (real? x) (%number? x))", "(real? x) #t for a number (every number is a real double)",
+     ""},
+    {"complex?", 1, 1, "(define (complex? x) (%number? x))", "(complex? x) #t for a number (there are no non-reals)",
+     ""},
+    {"rational?", 1, 1, "(define (rational? x) (if (%number? x) (%finite? x) #f))",
+     "(rational? x) #t for a finite number (every finite double is a rational)", ""},
+    {"make-list", 1, 2,
+     "(define (make-list k . fill)\n"
+     "  (let ((x (if (%null? fill) #f (%car fill))))\n"
+     "    (let loop ((i k) (acc (%list)))\n"
+     "      (if (%<= i (%+)) acc (loop (%- i (%*)) (%cons x acc))))))",
+     "(make-list k [fill]) a list of k copies of fill (#f by default)", ""},
+    {"list-copy", 1, 1, "(define (list-copy l) (if (%pair? l) (%append l (%list)) l))",
+     "(list-copy l) a new list with the elements of l", ""},
     {"exact-integer-sqrt", 1, 1, "(define (exact-integer-sqrt n) (%apply %values (%exact-integer-sqrt-list n)))",
      "(exact-integer-sqrt n) two values s and r, s*s + r = n, computed exactly and rounded to doubles", ""},
 };
