@@ -317,6 +317,8 @@ ExprPtr Expander::variable(const DatumPtr& d) {
   // The small tables first; the bound names are looked up only for a mutator's or a keyword's name.
   if (isMutator(n) && !isBound(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
   if (keywords().count(n) && !isBound(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
+  if (!firstCallCc_ && !opts_.allowInternal && (n == "call/cc" || n == "call-with-current-continuation") && !isBound(n))
+    firstCallCc_ = d.get();
   return CoreExpr::ref(n, d->pos);
 }
 
@@ -359,6 +361,7 @@ ExprPtr Expander::begin(const DatumPtr& d) {
 // (reset e ...) becomes (%reset (lambda () e ...)); expand/Control.h gives it its meaning.
 ExprPtr Expander::reset(const DatumPtr& d) {
   if (d->items.size() < 2 || d->tail) fail(*d, "reset: expects (reset expr...)");
+  if (!firstControl_ && !opts_.allowInternal) firstControl_ = d.get();
   Scope scope(*this);
   ExprPtr thunk = CoreExpr::lambda({}, false, body(d, 1, "reset"), d->pos, "reset");
   return CoreExpr::app({prim("reset", d->pos), thunk}, d->pos);
@@ -368,6 +371,7 @@ ExprPtr Expander::reset(const DatumPtr& d) {
 ExprPtr Expander::shift(const DatumPtr& d) {
   if (d->items.size() < 3 || d->tail || d->items[1]->kind != DatumKind::Symbol)
     fail(*d, "shift: expects (shift k expr...) with k a variable name");
+  if (!firstControl_ && !opts_.allowInternal) firstControl_ = d.get();
   std::string k = bindableName(*d->items[1], "shift");
   Scope scope(*this);
   scope.add(k);
@@ -435,7 +439,12 @@ ExprPtr Expander::letrec(const DatumPtr& d) {
 ExprPtr Expander::program(const std::vector<DatumPtr>& forms) {
   if (forms.empty())
     throw DmciError(ErrorKind::Form, "program has no expression to evaluate", SrcPos{internFile(opts_.file), 1, 1});
-  return bodyOf(forms, 0, *forms.front(), "program");
+  ExprPtr out = bodyOf(forms, 0, *forms.front(), "program");
+  if (firstCallCc_ && firstControl_)
+    fail(*firstCallCc_, firstCallCc_->text + ": a program that uses reset or shift (line " +
+                            std::to_string(firstControl_->pos.line) +
+                            ") cannot use call/cc too: a reset between the call and the escape would catch it");
+  return out;
 }
 
 Result<ExprPtr> expandProgram(const std::vector<DatumPtr>& forms, const ExpandOptions& opts) {

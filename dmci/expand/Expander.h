@@ -198,6 +198,10 @@ class Expander {
   std::deque<std::string> boundNames_;  // the text of bound_'s keys, one copy of each name ever bound
   std::map<std::string, int> counters_;
   int depth_ = 0;
+  // A user's program may use call/cc (an escape built on reset and shift, prims/Continuations.cpp) or reset and
+  // shift, not both: where each was first seen.
+  const Datum* firstControl_ = nullptr;
+  const Datum* firstCallCc_ = nullptr;
 };
 
 }  // namespace dmci

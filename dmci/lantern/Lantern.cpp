@@ -214,10 +214,12 @@ LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string
   // (Danvy and Filinski) in which the user's shift reaches the user's nearest reset, and lantern.scm's shifts,
   // under any number of the user's resets, reach lantern.scm's reset. The primitives the converted program calls
   // are rebound below like any program's; its procedures hide both conversions' parameters (CoreExpr::hidden).
-  if (usesControl(*user)) {
+  // A library procedure may be what uses them (call/cc), so the test is on the program linked with its library.
+  {
     std::vector<std::string> free = params;
     for (const auto& [name, init] : lits.leaves) free.push_back(name);
-    program = convertControl(linkPrelude(program, free), free);
+    ExprPtr linked = linkPrelude(program, free);
+    if (usesControl(*linked)) program = convertControl(linked, free);
   }
   // The primitives the program names, under the name it uses (derived forms use the %-name: case's %eqv?).
   const std::vector<std::string> names = freeVars(*program);

@@ -29,6 +29,7 @@ const char* familyName(PrimFamily f) {
 void addMultipleValuesPrims(std::vector<Primitive>& t);  // prims/MultipleValues.cpp
 void addTextPrims(std::vector<Primitive>& t);            // prims/Text.cpp
 void addNumberPrims(std::vector<Primitive>& t);          // prims/Numbers.cpp
+void addContinuationPrims(std::vector<Primitive>& t);    // prims/Continuations.cpp
 
 namespace {
 struct Table {
@@ -44,6 +45,7 @@ struct Table {
     addMultipleValuesPrims(rows);
     addTextPrims(rows);
     addNumberPrims(rows);
+    addContinuationPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };

@@ -125,8 +125,53 @@ TEST_P(R7rsForms, NonFiniteTests) {
             111);
 }
 
+// --- call/cc as an escape (prims/Continuations.cpp) ---
+
+TEST_P(R7rsForms, CallCcEscapesFromInsideCalls) {
+  EXPECT_EQ(value("(call/cc (lambda (exit) (for-each (lambda (x) (if (< x 0) (exit x))) '(5 0 -3 7)) 1))"), -3);
+  EXPECT_EQ(value("(define (len l) (call-with-current-continuation (lambda (return)\n"
+                  "  (letrec ((r (lambda (l) (cond ((null? l) 0) ((pair? l) (+ (r (cdr l)) 1)) (else (return -1))))))\n"
+                  "    (r l)))))\n"
+                  "(+ (len '(1 2 3)) (* 10 (len '(1 2 . 3))))"),
+            -7);
+}
+
+TEST_P(R7rsForms, CallCcReturnsNormallyWithoutAnEscape) { EXPECT_EQ(value("(+ 1 (call/cc (lambda (k) 41)))"), 42); }
+
+TEST_P(R7rsForms, AnEscapePassesThroughAnInnerCallCc) {
+  EXPECT_EQ(value("(call/cc (lambda (outer) (+ 1 (call/cc (lambda (inner) (+ 100 (outer 10)))))))"), 10);
+  EXPECT_EQ(value("(call/cc (lambda (outer) (+ 1 (call/cc (lambda (inner) (+ 100 (inner 10)))))))"), 11);
+}
+
+TEST_P(R7rsForms, AnEscapeCarriesMultipleValues) {
+  EXPECT_EQ(value("(call-with-values (lambda () (call/cc (lambda (k) (k 1 2)))) (lambda (a b) (+ a (* 10 b))))"), 21);
+}
+
+TEST_P(R7rsForms, GradientsFlowThroughAnEscape) {
+  EXPECT_EQ(grad("(* x (call/cc (lambda (k) (+ 1 (k (* x x))))))", {{"x", 2}}, "x"), 12);
+}
+
+TEST_P(R7rsForms, AnEscapeAfterItsCallCcReturnedIsAnErrorAtTheCall) {
+  Error e = evalErr("(define saved (call/cc (lambda (k) k)))\n(saved 1)", GetParam());
+  EXPECT_EQ(where(e.pos), "2:1");
+  EXPECT_NE(e.message.find("shift: outside any reset"), std::string::npos) << e.message;
+}
+
 INSTANTIATE_TEST_SUITE_P(Routes, R7rsForms, ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2),
                          [](const auto& info) { return std::string(routeName(info.param)); });
+
+// lantern.scm's route: a program whose library (call/cc) uses reset and shift is converted before lantern's.
+TEST(R7rsLantern, CallCcEscapesWithDirectsGradient) {
+  const std::string src = "(* x (call/cc (lambda (k) (for-each (lambda (v) (if (> v 1) (k (* v x)))) (list 1 x)) 0)))";
+  for (Route r : {Route::Lantern, Route::LanternDmci})
+    EXPECT_EQ(gradientOf(evalOk(src, r, {{"x", 3}}, {"x"}), "x"), 27) << routeName(r);  // x * x^2: 3 x^2
+}
+
+TEST(R7rsFormErrors, CallCcAndResetInOneProgramAreRefused) {
+  Error e = evalErr("(+ (reset 1)\n (call/cc (lambda (k) 2)))", Route::Direct);
+  EXPECT_EQ(e.kind, ErrorKind::Form);
+  EXPECT_EQ(where(e.pos), "2:3");
+}
 
 // Misuse caught by the expander, with the form's position.
 TEST(R7rsFormErrors, MalformedFormsAreFormErrors) {
