@@ -317,7 +317,8 @@ ExprPtr Expander::variable(const DatumPtr& d) {
   // The small tables first; the bound names are looked up only for a mutator's or a keyword's name.
   if (isMutator(n) && !isBound(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
   if (keywords().count(n) && !isBound(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
-  if (!firstCallCc_ && !opts_.allowInternal && (n == "call/cc" || n == "call-with-current-continuation") && !isBound(n))
+  if (!firstCallCc_ && n[0] == 'c' && !opts_.allowInternal &&
+      (n == "call/cc" || n == "call-with-current-continuation") && !isBound(n))
     firstCallCc_ = d.get();
   return CoreExpr::ref(n, d->pos);
 }
