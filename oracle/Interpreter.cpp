@@ -54,6 +54,7 @@ const PrimRegistry<Num>& primRegistry() {
     addListPrims(r);
     addTensorPrims(r);
     addVectorPrims(r);
+    addTextPrims(r);
     return r;
   }();
   return registry;

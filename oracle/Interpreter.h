@@ -109,6 +109,7 @@ template <class Num>
 void addTensorPrims(PrimRegistry<Num>& r);  // TensorPrims.cpp
 template <class Num>
 void addVectorPrims(PrimRegistry<Num>& r);  // VectorPrims.cpp
+void addTextPrims(PrimRegistry<Num>& r);  // TextPrims.cpp
 template <class Num>
 const PrimRegistry<Num>& primRegistry();
 // Elementwise tensor arithmetic with scalar broadcast, for + - * / (TensorPrims.cpp).

@@ -139,6 +139,12 @@ class Heap {
     return Value<Num>::object(Kind::Vector, &vectors_.back());
   }
   static Value<Num> value(const Tensor<Num>& t) { return Value<Num>::object(Kind::Tensor, &t); }
+  // A string or a symbol made at run time (the text primitives); the program's own point into its text.
+  Value<Num> text(Kind k, std::string s) {
+    charge(1);
+    strings_.push_back(std::move(s));
+    return Value<Num>::object(k, &strings_.back());
+  }
   uint64_t cells() const { return cells_; }
 
   // Counts n cells (of about 100 bytes each) against the budget.
@@ -156,6 +162,7 @@ class Heap {
   std::deque<Frame<Num>> frames_;
   std::deque<Tensor<Num>> tensors_;
   std::deque<VectorObj<Num>> vectors_;
+  std::deque<std::string> strings_;
 };
 
 }  // namespace dmci::oracle

@@ -62,6 +62,23 @@ const std::unordered_map<std::string, Expander::Handler>& Expander::keywords() {
       {"set!", &Expander::mutation},
       {"reset", &Expander::reset},
       {"shift", &Expander::shift},
+      {"case-lambda", &Expander::caseLambda},
+      {"let-values", &Expander::letValues},
+      {"let*-values", &Expander::letStarValues},
+      {"receive", &Expander::receive},
+      {"define-values", &Expander::defineValuesInExpr},
+      // R7RS syntax outside the subset: an error that names the form, not a confusing one from its parts.
+      {"define-syntax", &Expander::unsupported},
+      {"let-syntax", &Expander::unsupported},
+      {"letrec-syntax", &Expander::unsupported},
+      {"syntax-rules", &Expander::unsupported},
+      {"define-record-type", &Expander::unsupported},
+      {"parameterize", &Expander::unsupported},
+      {"delay", &Expander::unsupported},
+      {"delay-force", &Expander::unsupported},
+      {"guard", &Expander::unsupported},
+      {"cond-expand", &Expander::unsupported},
+      {"include", &Expander::unsupported},
   };
   return kTable;
 }
@@ -123,13 +140,17 @@ std::vector<BindingForm> Expander::bindingForms(const Datum& d, const std::strin
 // Bodies and definitions
 
 bool Expander::isDefine(const Datum& d) const { return d.kind == DatumKind::List && isKeyword(*d.items[0], "define"); }
+bool Expander::isDefineValues(const Datum& d) const {
+  return d.kind == DatumKind::List && isKeyword(*d.items[0], "define-values");
+}
 
 // A (begin ...) in a body is spliced when it holds a definition (R7RS 5.6.1).
 bool Expander::isSplicedBegin(const Datum& d, int depth) const {
   if (d.kind != DatumKind::List || d.tail || !isKeyword(*d.items[0], "begin")) return false;
   if (depth > kMaxExpandDepth) fail(d, "expression nested too deeply");
-  return std::any_of(d.items.begin() + 1, d.items.end(),
-                     [&](const DatumPtr& x) { return isDefine(*x) || isSplicedBegin(*x, depth + 1); });
+  return std::any_of(d.items.begin() + 1, d.items.end(), [&](const DatumPtr& x) {
+    return isDefine(*x) || isDefineValues(*x) || isSplicedBegin(*x, depth + 1);
+  });
 }
 
 // Flattens spliced begins and binds each defined name as soon as it is seen; `body` numbers the body, and a
@@ -146,13 +167,32 @@ void Expander::collectBody(const std::vector<DatumPtr>& forms, size_t from, std:
       const std::string& name = defineName(f);
       if (!reserved) bound_.reserve(bound_.size() + forms.size() - i);  // grown once for a long body, not doubling
       reserved = true;
-      if (const BoundName* b = bound_.find(name); b && b->body == body)
-        fail(f, "define: '" + name + "' is defined twice in this body");
-      out.push_back({forms[i], name});
-      bound_.find(scope.add(name))->body = body;
+      out.push_back({forms[i], name, BodyForm::kPlain, ""});
+      defineInBody(f, name, body, scope);
+    } else if (isDefineValues(f)) {
+      collectDefineValues(forms[i], out, body, scope);
     } else {
-      out.push_back({forms[i], ""});
+      out.push_back({forms[i], "", BodyForm::kPlain, ""});
     }
+  }
+}
+
+// Binds a name the body defines, refusing one defined twice in it.
+void Expander::defineInBody(const Datum& f, const std::string& name, int body, Scope& scope) {
+  if (const BoundName* b = bound_.find(name); b && b->body == body)
+    fail(f, "define: '" + name + "' is defined twice in this body");
+  bound_.find(scope.add(name))->body = body;
+}
+
+// (define-values formals expr): a temporary for the list of the values, then each name from it.
+void Expander::collectDefineValues(const DatumPtr& f, std::vector<BodyForm>& out, int body, Scope& scope) {
+  if (f->tail || f->items.size() != 3) fail(*f, "define-values: expects (define-values formals expr)");
+  Formals names = formals(*f->items[1], "define-values");
+  std::string list = fresh("dv");
+  out.push_back({f, list, BodyForm::kValuesList, ""});
+  for (size_t k = 0; k < names.names.size(); ++k) {
+    out.push_back({f, names.names[k], static_cast<int>(k), list});
+    defineInBody(*f, names.names[k], body, scope);
   }
 }
 
@@ -188,6 +228,10 @@ ExprPtr Expander::letrecBody(const std::vector<BodyForm>& parts, size_t lastDefi
   for (size_t i = 0; i <= lastDefine; ++i) {
     if (parts[i].name.empty())
       bs.emplace_back(fresh("seq"), expr(parts[i].form));
+    else if (parts[i].part == BodyForm::kValuesList)
+      bs.emplace_back(parts[i].name, defineValuesList(parts[i].form));
+    else if (parts[i].part >= 0)
+      bs.emplace_back(parts[i].name, nthOf(parts[i].list, static_cast<size_t>(parts[i].part), parts[i].form->pos));
     else
       bs.emplace_back(parts[i].name, defineValue(parts[i].form));
   }
@@ -273,6 +317,9 @@ ExprPtr Expander::variable(const DatumPtr& d) {
   // The small tables first; the bound names are looked up only for a mutator's or a keyword's name.
   if (isMutator(n) && !isBound(n)) fail(*d, n + ": mutation is not supported: the heap is single-assignment");
   if (keywords().count(n) && !isBound(n)) fail(*d, "'" + n + "' is a syntactic keyword, not a variable");
+  if (!firstCallCc_ && n[0] == 'c' && !opts_.allowInternal &&
+      (n == "call/cc" || n == "call-with-current-continuation") && !isBound(n))
+    firstCallCc_ = d.get();
   return CoreExpr::ref(n, d->pos);
 }
 
@@ -315,6 +362,7 @@ ExprPtr Expander::begin(const DatumPtr& d) {
 // (reset e ...) becomes (%reset (lambda () e ...)); expand/Control.h gives it its meaning.
 ExprPtr Expander::reset(const DatumPtr& d) {
   if (d->items.size() < 2 || d->tail) fail(*d, "reset: expects (reset expr...)");
+  if (!firstControl_ && !opts_.allowInternal) firstControl_ = d.get();
   Scope scope(*this);
   ExprPtr thunk = CoreExpr::lambda({}, false, body(d, 1, "reset"), d->pos, "reset");
   return CoreExpr::app({prim("reset", d->pos), thunk}, d->pos);
@@ -324,6 +372,7 @@ ExprPtr Expander::reset(const DatumPtr& d) {
 ExprPtr Expander::shift(const DatumPtr& d) {
   if (d->items.size() < 3 || d->tail || d->items[1]->kind != DatumKind::Symbol)
     fail(*d, "shift: expects (shift k expr...) with k a variable name");
+  if (!firstControl_ && !opts_.allowInternal) firstControl_ = d.get();
   std::string k = bindableName(*d->items[1], "shift");
   Scope scope(*this);
   scope.add(k);
@@ -333,6 +382,17 @@ ExprPtr Expander::shift(const DatumPtr& d) {
 
 ExprPtr Expander::mutation(const DatumPtr& d) {
   fail(*d, "set!: mutation is not supported: the heap is single-assignment");
+}
+
+ExprPtr Expander::unsupported(const DatumPtr& d) {
+  const std::string& name = d->items[0]->text;
+  std::string why = name.find("syntax") != std::string::npos     ? "macros are outside the subset"
+                    : name == "define-record-type"               ? "records are outside the subset"
+                    : name == "guard"                            ? "exceptions are outside the subset"
+                    : name == "parameterize"                     ? "parameter objects are outside the subset"
+                    : name == "cond-expand" || name == "include" ? "libraries are outside the subset"
+                                                                 : "promises are outside the subset";
+  fail(*d, name + ": not supported (" + why + ")");
 }
 
 ExprPtr Expander::strayUnquote(const DatumPtr& d) { fail(*d, d->items[0]->text + ": only allowed inside quasiquote"); }
@@ -380,7 +440,12 @@ ExprPtr Expander::letrec(const DatumPtr& d) {
 ExprPtr Expander::program(const std::vector<DatumPtr>& forms) {
   if (forms.empty())
     throw DmciError(ErrorKind::Form, "program has no expression to evaluate", SrcPos{internFile(opts_.file), 1, 1});
-  return bodyOf(forms, 0, *forms.front(), "program");
+  ExprPtr out = bodyOf(forms, 0, *forms.front(), "program");
+  if (firstCallCc_ && firstControl_)
+    fail(*firstCallCc_, firstCallCc_->text + ": a program that uses reset or shift (line " +
+                            std::to_string(firstControl_->pos.line) +
+                            ") cannot use call/cc too: a reset between the call and the escape would catch it");
+  return out;
 }
 
 Result<ExprPtr> expandProgram(const std::vector<DatumPtr>& forms, const ExpandOptions& opts) {

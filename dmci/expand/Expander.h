@@ -36,10 +36,16 @@ struct BindingForm {
   DatumPtr step;
 };
 
-// One form of a body after begin-splicing; `name` is set for a definition.
+// One form of a body after begin-splicing; `name` is set for a definition. A define-values gives one form for
+// the list of its values (`part` = kValuesList, `name` a temporary) and one per name (`part` = its index in
+// that list, `list` the temporary).
 struct BodyForm {
+  static constexpr int kPlain = -1;
+  static constexpr int kValuesList = -2;
   DatumPtr form;
   std::string name;
+  int part = kPlain;
+  std::string list;
 };
 
 class Expander {
@@ -117,6 +123,9 @@ class Expander {
 
   // Bodies and definitions.
   bool isDefine(const Datum& d) const;
+  bool isDefineValues(const Datum& d) const;
+  void collectDefineValues(const DatumPtr& f, std::vector<BodyForm>& out, int body, Scope& scope);
+  void defineInBody(const Datum& f, const std::string& name, int body, Scope& scope);
   bool isSplicedBegin(const Datum& d, int depth = 0) const;
   void collectBody(const std::vector<DatumPtr>& forms, size_t from, std::vector<BodyForm>& out, int body, Scope& scope);
   ExprPtr body(const DatumPtr& where, size_t from, const std::string& what);
@@ -154,6 +163,21 @@ class Expander {
   ExprPtr reset(const DatumPtr& d);
   ExprPtr shift(const DatumPtr& d);
   ExprPtr strayUnquote(const DatumPtr& d);
+  ExprPtr unsupported(const DatumPtr& d);
+
+  // Multiple values and case-lambda (ExpandValues.cpp).
+  ExprPtr thunk(const DatumPtr& e);
+  ExprPtr receiveInto(const DatumPtr& producer, const Datum& formalsDatum, const DatumPtr& form, size_t bodyFrom,
+                      const std::string& what);
+  ExprPtr caseLambda(const DatumPtr& d);
+  ExprPtr receive(const DatumPtr& d);
+  std::vector<std::pair<DatumPtr, DatumPtr>> valuesBindings(const Datum& d, const std::string& what);
+  ExprPtr letStarValues(const DatumPtr& d);
+  ExprPtr letStarValuesFrom(const DatumPtr& d, const std::vector<std::pair<DatumPtr, DatumPtr>>& bs, size_t k);
+  ExprPtr letValues(const DatumPtr& d);
+  ExprPtr defineValuesList(const DatumPtr& d);
+  ExprPtr nthOf(const std::string& list, size_t k, SrcPos p);
+  ExprPtr defineValuesInExpr(const DatumPtr& d);
 
   // Quasiquote.
   ExprPtr quasiquote(const DatumPtr& d);
@@ -174,6 +198,10 @@ class Expander {
   std::deque<std::string> boundNames_;  // the text of bound_'s keys, one copy of each name ever bound
   std::map<std::string, int> counters_;
   int depth_ = 0;
+  // A user's program may use call/cc (an escape built on reset and shift, prims/Continuations.cpp) or reset and
+  // shift, not both: where each was first seen.
+  const Datum* firstControl_ = nullptr;
+  const Datum* firstCallCc_ = nullptr;
 };
 
 }  // namespace dmci

@@ -13,6 +13,7 @@
 #include "lower/FreeVars.h"
 #include "lower/LinkPrelude.h"
 #include "prims/PrimTable.h"
+#include "prims/TextRules.h"
 #include "syntax/Reader.h"
 
 namespace dmci {
@@ -87,10 +88,16 @@ const std::map<std::string, std::string>& rebound() {
 // Primitives that only look at numbers: applied to the duals' numbers, with no adjoint (the engines' rule too:
 // comparisons, integer rounding, the sizes of zeros, ones and eye, and shape have none).
 const std::vector<std::string>& onPrimals() {
-  static const std::vector<std::string> names = {
-      "=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
-      "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
-      "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> n = {"=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
+                                  "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
+                                  "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
+    // The text primitives that read a number (an index, a count, a code point, a radix) read its primal: what
+    // they return carries no gradient.
+    for (const text::Row& r : text::rows())
+      if (r.readsNumbers) n.push_back(r.name);
+    return n;
+  }();
   return names;
 }
 
@@ -216,10 +223,12 @@ LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string
   // (Danvy and Filinski) in which the user's shift reaches the user's nearest reset, and lantern.scm's shifts,
   // under any number of the user's resets, reach lantern.scm's reset. The primitives the converted program calls
   // are rebound below like any program's; its procedures hide both conversions' parameters (CoreExpr::hidden).
-  if (usesControl(*user)) {
+  // A library procedure may be what uses them (call/cc), so the test is on the program linked with its library.
+  {
     std::vector<std::string> free = params;
     for (const auto& [name, init] : lits.leaves) free.push_back(name);
-    program = convertControl(linkPrelude(program, free), free);
+    ExprPtr linked = linkPrelude(program, free);
+    if (usesControl(*linked)) program = convertControl(linked, free);
   }
   // The primitives the program names, under the name it uses (derived forms use the %-name: case's %eqv?).
   const std::vector<std::string> names = freeVars(*program);

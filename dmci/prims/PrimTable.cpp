@@ -26,6 +26,13 @@ const char* familyName(PrimFamily f) {
   return "?";
 }
 
+// The R7RS families added for issue 42, declared here rather than in PrimTable.h so that a new family does not
+// recompile every file that includes the table.
+void addMultipleValuesPrims(std::vector<Primitive>& t);  // prims/MultipleValues.cpp
+void addTextPrims(std::vector<Primitive>& t);            // prims/Text.cpp
+void addNumberPrims(std::vector<Primitive>& t);          // prims/Numbers.cpp
+void addContinuationPrims(std::vector<Primitive>& t);    // prims/Continuations.cpp
+
 namespace {
 struct Table {
   std::vector<Primitive> rows;
@@ -38,6 +45,10 @@ struct Table {
     addTensorPrims(rows);
     addControlPrims(rows);
     addInternalPrims(rows);
+    addMultipleValuesPrims(rows);
+    addTextPrims(rows);
+    addNumberPrims(rows);
+    addContinuationPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };

@@ -167,7 +167,7 @@ std::string Runtime::show(const Value& v, int depth) const {
     case Tag::Real:
       return formatNumber(v.num);
     case Tag::Char:
-      return std::string("#\\") + static_cast<char>(v.i);
+      return print(*Datum::character(static_cast<uint32_t>(v.i)));  // #\λ in UTF-8, #\space by name
     case Tag::Symbol:
       return symbolName(v.i);
     case Tag::String: {
