@@ -109,6 +109,7 @@ template <class Num>
 void addTensorPrims(PrimRegistry<Num>& r);  // TensorPrims.cpp
 template <class Num>
 void addVectorPrims(PrimRegistry<Num>& r);  // VectorPrims.cpp
+template <class Num>
 void addTextPrims(PrimRegistry<Num>& r);  // TextPrims.cpp
 template <class Num>
 const PrimRegistry<Num>& primRegistry();
