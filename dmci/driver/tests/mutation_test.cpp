@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
+#include "driver/Engine.h"
 #include "testing/Eval.h"
 
 namespace dmci {
@@ -88,6 +90,33 @@ INSTANTIATE_TEST_SUITE_P(Routes, Mutation,
                            n.erase(std::remove(n.begin(), n.end(), '-'), n.end());
                            return n;
                          });
+
+// The replay engine replays the native machine's recorded trace: a box written many times is data movement at
+// recording, so the replayed gradient is the native one, and a seed that changes the trip count records afresh.
+TEST(MutationEngines, ReplayGivesTheNativeGradientOnEveryTripCount) {
+  const std::string src =
+      "(define (grow x) (let ((n 0)) (let loop () (when (< x 10) (set! x (* x 2)) "
+      "(set! n (+ n 1)) (loop))) (* x n))) (grow a)";
+  auto p = Program::fromText(src, "prog.scm");
+  ASSERT_TRUE(p);
+  for (const char* name : {"native", "replay"}) {
+    auto e = engineNamed(name);
+    ASSERT_TRUE(e);
+    EvalOptions o;
+    o.wrt = {"a"};
+    auto run = (*e)->prepare(*p, {"a"}, o);
+    ASSERT_TRUE(run) << run.error().message;
+    for (double a : {1.3, 0.7, 12.0, 1.4, 3.1}) {
+      auto ev = (*run)->run({a});
+      ASSERT_TRUE(ev) << ev.error().message;
+      int n = 0;
+      double x = a;
+      while (x < 10) x *= 2, ++n;
+      EXPECT_EQ(ev->value, x * n) << name << " a=" << a;
+      EXPECT_EQ(gradientOf(*ev, "a"), n * std::ldexp(1.0, n)) << name << " a=" << a;
+    }
+  }
+}
 
 }  // namespace
 }  // namespace dmci

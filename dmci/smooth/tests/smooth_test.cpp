@@ -182,6 +182,32 @@ TEST(SmoothSi, ComparisonsOnDataAloneStayCrisp) {
   EXPECT_EQ(sq.crisp, 1);
 }
 
+// A forked if runs both arms in turn, so a set! in the program would leave the later arm's write, not a blend: si
+// refuses it at the set!, and takes a program with set! that never forks.
+TEST(SmoothSi, AForkInAProgramWithSetIsRefusedAtTheSet) {
+  Program p = parse("(define y 0)\n(if (< x 0) (set! y (* 3 x)) (set! y (* 5 x)))\ny");
+  SmoothSettings s;
+  s.sigma = 0.5;
+  try {
+    smoothProgram(p.core(), {"x"}, s);
+    ADD_FAILURE() << "smoothProgram took a forking program with set!";
+  } catch (const DmciError& e) {
+    EXPECT_EQ(e.error().pos.line, 2);
+    EXPECT_EQ(e.error().pos.col, 13);
+    EXPECT_NE(e.error().message.find("set!"), std::string::npos) << e.error().message;
+  }
+  EXPECT_EQ(siRun("(define y 1) (set! y (* y x)) (+ y (max x 0))", 0.5, 0.5).gradient.size(), 1u);
+  SmoothSettings dgo = s;
+  dgo.mode = Mode::Mc;
+  dgo.estimator = Estimator::Dgo;
+  EvalOptions o;
+  auto e = engineNamed("native");
+  ASSERT_TRUE(e);
+  auto run = prepareMc(**e, p, {"x"}, {"x"}, dgo, o);
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.error().message.find("set!"), std::string::npos) << run.error().message;
+}
+
 // A procedure stored in a list escapes: its parameters may receive a parameter's value, so its test is smoothed;
 // one mapped over data alone stays crisp.
 TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {
