@@ -217,6 +217,11 @@ class Analysis {
           callKnown(known, args);
           return ret_[known];
         }
+        // A set! (expand/Assign.cpp) writes a box: the variable bound to the box holds whatever is written into it,
+        // so its references (%box-ref reads it) depend on every write, flow-insensitively.
+        if (op.kind == CoreKind::Ref && op.name == "%box-set!" && lookup(op.name) < 0 && e.kids.size() == 3 &&
+            e.kids[1]->kind == CoreKind::Ref)
+          if (int v = lookup(e.kids[1]->name); v >= 0) set(var_[static_cast<size_t>(v)], args[1]);
         bool any = f;
         for (bool a : args) any = any || a;
         return any;
