@@ -7,10 +7,13 @@
 // the box's next version. Every later stage (lowering, the engines, mce.scm, the oracle, lantern) sees only
 // boxes it already knows; a variable that is never assigned is left exactly as it was. A program without
 // set! never reaches this pass.
+#include <memory>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "expand/Expander.h"
+#include "support/BigStack.h"
+#include "syntax/Arena.h"
 
 namespace dmci {
 namespace {
@@ -144,10 +147,18 @@ class Converter {
 
 }  // namespace
 
+// The walk recurses as deep as the program nests (a long let* nests as deep as it is long): on a big stack, making
+// its nodes in the caller's arena (the caller waits, so one thread uses it at a time).
 ExprPtr convertAssignments(const ExprPtr& e) {
-  Converter c;
-  c.mark(*e);
-  return c.convert(e);
+  ExprPtr out;
+  std::shared_ptr<NodeArena> arena = currentArena();
+  runWithBigStack([&] {
+    ArenaScope scope(arena);
+    Converter c;
+    c.mark(*e);
+    out = c.convert(e);
+  });
+  return out;
 }
 
 }  // namespace dmci

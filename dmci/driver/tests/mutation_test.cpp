@@ -91,6 +91,14 @@ INSTANTIATE_TEST_SUITE_P(Routes, Mutation,
                            return n;
                          });
 
+// Assignment conversion walks the program as deep as it nests: a let* 50,000 long with a set! under it.
+TEST(MutationDeep, ALongLetStarWithSetIsConvertedWithoutExhaustingTheStack) {
+  std::string src = "(define (f a) (let* (";
+  for (int i = 0; i < 50000; ++i) src += "(x" + std::to_string(i) + " (+ a " + std::to_string(i) + ")) ";
+  src += ") (set! a 1) (+ a x49999))) (f 2)";
+  EXPECT_EQ(evalOk(src, Route::Direct).value, 50002);
+}
+
 // The replay engine replays the native machine's recorded trace: a box written many times is data movement at
 // recording, so the replayed gradient is the native one, and a seed that changes the trip count records afresh.
 TEST(MutationEngines, ReplayGivesTheNativeGradientOnEveryTripCount) {
