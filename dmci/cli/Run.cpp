@@ -231,7 +231,9 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
   const auto started = std::chrono::steady_clock::now();
   if (s.mode == smooth::Mode::Si) {
     smooth::SiStats st;
-    Program smoothed = program.withCore(smooth::smoothProgram(program.core(), opts.wrt, s, &st));
+    auto core = catchErrors([&] { return smooth::smoothProgram(program.core(), opts.wrt, s, &st); });
+    if (!core) return reportError(core.error(), a.json);
+    Program smoothed = program.withCore(*core);
     seed.push_back({smooth::kSigmaName, s.sigma});
     auto ev = engine.evaluate(smoothed, seed, opts);
     if (!ev) return reportError(ev.error(), a.json);

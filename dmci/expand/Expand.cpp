@@ -380,8 +380,21 @@ ExprPtr Expander::shift(const DatumPtr& d) {
   return CoreExpr::app({prim("shift", d->pos), f}, d->pos);
 }
 
+// (set! x e) becomes the marker (%set-variable! 'x e); convertAssignments (Assign.cpp) boxes x.
 ExprPtr Expander::mutation(const DatumPtr& d) {
-  fail(*d, "set!: mutation is not supported: the heap is single-assignment");
+  if (d->items.size() != 3) fail(*d, "set!: expects (set! variable expr)");
+  const Datum& target = *d->items[1];
+  if (target.kind != DatumKind::Symbol) fail(target, "set!: the target must be a variable name");
+  const std::string& n = target.text;
+  if (isReservedName(n) && !opts_.allowInternal)
+    fail(target, "'" + n + "': names beginning with '%' are reserved for the implementation");
+  if (!isBound(n)) {
+    if (keywords().count(n)) fail(target, "set!: '" + n + "' is a syntactic keyword, not a variable");
+    fail(target, "set!: '" + n + "' is not bound: set! assigns only a variable the program defines or binds");
+  }
+  ExprPtr v = expr(d->items[2]);
+  sawSet_ = true;
+  return CoreExpr::app({CoreExpr::ref(kSetVariable, d->pos), CoreExpr::constant(d->items[1], target.pos), v}, d->pos);
 }
 
 ExprPtr Expander::unsupported(const DatumPtr& d) {
@@ -450,12 +463,18 @@ ExprPtr Expander::program(const std::vector<DatumPtr>& forms) {
 
 Result<ExprPtr> expandProgram(const std::vector<DatumPtr>& forms, const ExpandOptions& opts) {
   ArenaScope arena;  // the core tree side by side (syntax/Arena.h)
-  return catchErrors([&] { return Expander(opts).program(forms); });
+  return catchErrors([&] {
+    Expander x(opts);
+    return x.finish(x.program(forms));
+  });
 }
 
 Result<ExprPtr> expandExpr(const DatumPtr& form, const ExpandOptions& opts) {
   ArenaScope arena;
-  return catchErrors([&] { return Expander(opts).expr(form); });
+  return catchErrors([&] {
+    Expander x(opts);
+    return x.finish(x.expr(form));
+  });
 }
 
 }  // namespace dmci

@@ -17,6 +17,11 @@ inline constexpr int kMaxExpandDepth = 1100;
 
 [[noreturn]] inline void fail(const Datum& d, const std::string& msg) { throw DmciError(ErrorKind::Form, msg, d.pos); }
 
+// The marker (%set-variable! 'x e) the expander makes of (set! x e); convertAssignments (Assign.cpp) replaces
+// each by a write to x's box.
+inline constexpr const char* kSetVariable = "%set-variable!";
+ExprPtr convertAssignments(const ExprPtr& e);
+
 inline ExprPtr unspecified(SrcPos p) { return CoreExpr::constant(Datum::nil(p), p); }
 inline ExprPtr prim(const char* name, SrcPos p) { return CoreExpr::ref(std::string("%") + name, p); }
 inline ExprPtr sequence(std::vector<ExprPtr> es, SrcPos p) {
@@ -53,6 +58,8 @@ class Expander {
   explicit Expander(const ExpandOptions& opts) : opts_(opts) {}
   ExprPtr program(const std::vector<DatumPtr>& forms);
   ExprPtr expr(const DatumPtr& d);
+  // The expression or program with its assigned variables boxed (Assign.cpp), when any set! was seen.
+  ExprPtr finish(ExprPtr e) { return sawSet_ ? convertAssignments(e) : e; }
 
  private:
   using Handler = ExprPtr (Expander::*)(const DatumPtr&);
@@ -202,6 +209,7 @@ class Expander {
   // shift, not both: where each was first seen.
   const Datum* firstControl_ = nullptr;
   const Datum* firstCallCc_ = nullptr;
+  bool sawSet_ = false;  // a set! was expanded: the result needs assignment conversion
 };
 
 }  // namespace dmci

@@ -106,7 +106,9 @@ Result<std::unique_ptr<PreparedRun>> prepareMc(Engine& engine, const Program& pr
   opts.wrtLiterals = false;
   std::vector<std::string> all = names;
   all.push_back(kSigmaName);
-  return engine.prepare(program.withCore(smoothProgram(program.core(), wrt, s, stats)), all, opts);
+  auto smoothed = catchErrors([&] { return smoothProgram(program.core(), wrt, s, stats); });
+  if (!smoothed) return smoothed.error();
+  return engine.prepare(program.withCore(*smoothed), all, opts);
 }
 
 std::optional<std::string> checkSettings(const SmoothSettings& s) {

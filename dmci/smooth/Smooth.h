@@ -89,7 +89,9 @@ struct SiStats {
 };
 
 // The program with every tested comparison on a value depending on one of `params` smoothed (see above): a free
-// variable kSigmaName more. A program with no such comparison comes back unchanged (the same pointer).
+// variable kSigmaName more. A program with no such comparison comes back unchanged (the same pointer). Throws
+// DmciError (at the set!) for a program that forks and assigns a variable with set!: the arms' writes cannot be
+// blended.
 ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& params, const SmoothSettings& s,
                       SiStats* stats = nullptr);
 

@@ -217,6 +217,11 @@ class Analysis {
           callKnown(known, args);
           return ret_[known];
         }
+        // A set! (expand/Assign.cpp) writes a box: the variable bound to the box holds whatever is written into it,
+        // so its references (%box-ref reads it) depend on every write, flow-insensitively.
+        if (op.kind == CoreKind::Ref && op.name == "%box-set!" && lookup(op.name) < 0 && e.kids.size() == 3 &&
+            e.kids[1]->kind == CoreKind::Ref)
+          if (int v = lookup(e.kids[1]->name); v >= 0) set(var_[static_cast<size_t>(v)], args[1]);
         bool any = f;
         for (bool a : args) any = any || a;
         return any;
@@ -921,6 +926,21 @@ ExprPtr floorProcedure(SrcPos at) {
   return CoreExpr::lambda({"x", "w"}, false, body, at, kFloor);
 }
 
+// The first (%box-set! ...) of the expanded program: a set! (expand/Assign.cpp; letrec*'s own boxes come later, in
+// the lowering), or null. Iterative: a core tree nests as deep as a long let*.
+const CoreExpr* firstAssignment(const CoreExpr& root) {
+  std::vector<const CoreExpr*> todo{&root};
+  while (!todo.empty()) {
+    const CoreExpr* e = todo.back();
+    todo.pop_back();
+    if (e->kind == CoreKind::App && e->kids[0]->kind == CoreKind::Ref && e->kids[0]->name == "%box-set!") return e;
+    for (auto it = e->kids.rbegin(); it != e->kids.rend(); ++it) todo.push_back(it->get());
+    for (auto it = e->bindings.rbegin(); it != e->bindings.rend(); ++it) todo.push_back(it->second.get());
+    if (e->body) todo.push_back(e->body.get());
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& params, const SmoothSettings& s,
@@ -928,6 +948,7 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
   SiStats local;
   SiStats& st = stats ? *stats : local;
   ExprPtr out = core;
+  bool forked = false;
   runWithBigStack([&] {
     Analysis a(params);
     a.run(core);
@@ -953,8 +974,17 @@ ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& param
       if (rw->usesFloor_) helpers.emplace_back(kFloor, floorProcedure(at));
       out = helpers.empty() ? body : CoreExpr::letrec(std::move(helpers), body, at);
     }
+    forked = rw->forked;
     rw.reset();  // its stats written
   });
+  // A forked `if` runs both arms one after the other: a set! in either would leave the later arm's write, not a
+  // blend of the two, a wrong number. Refused rather than given.
+  if (forked)
+    if (const CoreExpr* set = firstAssignment(*core))
+      throw DmciError(ErrorKind::Usage,
+                      "--smooth si: the program assigns a variable with set!, and smooth interpretation runs both "
+                      "arms of a smoothed if, whose writes it cannot blend; use --smooth-mode mc (pgo or reinforce)",
+                      set->pos);
   return out;
 }
 

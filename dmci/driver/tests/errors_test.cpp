@@ -43,7 +43,7 @@ const BadInput kBadInputs[] = {
     {"if_empty", "(if)", ErrorKind::Form, "1:1", "if:"},
     {"lambda_empty", "(lambda)", ErrorKind::Form, "1:1", "lambda:"},
     {"let_binding_no_value", "(let ((x)) x)", ErrorKind::Form, "1:7", "binding must be (name expr)"},
-    {"set_bang", "(set! x 1)", ErrorKind::Form, "1:1", "single-assignment"},
+    {"set_bang_unbound", "(set! x 1)", ErrorKind::Form, "1:7", "set!: 'x' is not bound"},
     {"define_empty", "(define)", ErrorKind::Form, "1:1", "define:"},
     {"cond_else_empty", "(cond (else))", ErrorKind::Form, "1:7", "else clause"},
     {"lambda_duplicate_param", "(lambda (x x) x)", ErrorKind::Form, "1:12", "'x' is bound twice"},

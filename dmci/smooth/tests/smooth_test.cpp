@@ -182,6 +182,36 @@ TEST(SmoothSi, ComparisonsOnDataAloneStayCrisp) {
   EXPECT_EQ(sq.crisp, 1);
 }
 
+// A forked if runs both arms in turn, so a set! in the program would leave the later arm's write, not a blend: si
+// refuses it at the set!, and takes a program with set! that never forks.
+TEST(SmoothSi, AForkInAProgramWithSetIsRefusedAtTheSet) {
+  Program p = parse("(define y 0)\n(if (< x 0) (set! y (* 3 x)) (set! y (* 5 x)))\ny");
+  SmoothSettings s;
+  s.sigma = 0.5;
+  try {
+    smoothProgram(p.core(), {"x"}, s);
+    ADD_FAILURE() << "smoothProgram took a forking program with set!";
+  } catch (const DmciError& e) {
+    EXPECT_EQ(e.error().pos.line, 2);
+    EXPECT_EQ(e.error().pos.col, 13);
+    EXPECT_NE(e.error().message.find("set!"), std::string::npos) << e.error().message;
+  }
+  // Without a fork: a value written by set! still counts as the parameter's (max on it is smoothed, not crisp).
+  SiStats st;
+  Evaluation ev = siRun("(define y 1) (set! y (* y x)) (max y 0)", 0.3, 0.5, Route::Direct, "native", &st);
+  EXPECT_EQ(st.smoothed, 1);
+  EXPECT_NEAR(ev.value, 0.3 * Phi(0.3 / 0.5) + 0.5 * phi(0.3 / 0.5), 1e-12);
+  SmoothSettings dgo = s;
+  dgo.mode = Mode::Mc;
+  dgo.estimator = Estimator::Dgo;
+  EvalOptions o;
+  auto e = engineNamed("native");
+  ASSERT_TRUE(e);
+  auto run = prepareMc(**e, p, {"x"}, {"x"}, dgo, o);
+  ASSERT_FALSE(run);
+  EXPECT_NE(run.error().message.find("set!"), std::string::npos) << run.error().message;
+}
+
 // A procedure stored in a list escapes: its parameters may receive a parameter's value, so its test is smoothed;
 // one mapped over data alone stays crisp.
 TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {

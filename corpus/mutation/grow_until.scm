@@ -1,0 +1,10 @@
+; set! in a loop whose trip count depends on the parameter: x doubles until it passes 10, n counts the steps.
+(define (grow x)
+  (let ((n 0))
+    (let loop ()
+      (when (< x 10)
+        (set! x (* x 2))
+        (set! n (+ n 1))
+        (loop)))
+    (* x n)))
+(grow a)
