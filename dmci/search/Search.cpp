@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "search/Enumerate.h"
 #include "search/ExternalProposer.h"
 #include "search/Probe.h"
 #include "search/SearchState.h"
@@ -77,6 +78,7 @@ class Loop {
       take(first, scoreAll(first));
       for (size_t i = 1; i < st_.islands.size(); ++i)
         if (st_.islands[i].empty()) st_.islands[i] = st_.islands[0];
+      if (s_.enumerate > 0 && s_.edit.empty()) enumerate();
     }
     secondsBefore_ = st_.seconds;
     for (int barren = 0; !finished();) {
@@ -95,6 +97,9 @@ class Loop {
       SnapSettings snap = s_.snapping;
       snap.floor = s_.pick.floor * t_.spread;
       r.snapped = snapConstants(t_, s_.score, picked(r), snap, s_.seed * 1000003u + st_.evaluations);
+      // The snapped program is the reported pick when it fits as well, within the tolerance Snap keeps a form by.
+      r.snapped.reported =
+          !r.snapped.constants.empty() && r.snapped.score <= picked(r).score * (1 + snap.tolerance) + snap.floor;
     }
     return r;
   }
@@ -223,7 +228,25 @@ class Loop {
     return scores;
   }
 
-  void take(const std::vector<Pending>& batch, const std::vector<Score>& scores) {
+  // The enumeration of small forms (search/Enumerate.h): scored as children are, its best members join the islands.
+  void enumerate() {
+    EnumerateSettings e;
+    e.size = s_.enumerate;
+    e.limit = s_.evals ? s_.evals / 3 : 0;
+    auto fresh = [&](const Candidate& c) { return st_.seen.insert(keyOf(c, s_, st_)).second; };
+    auto score = [&](const std::vector<Candidate>& cs) {
+      std::vector<Pending> batch;
+      for (const auto& c : cs) batch.push_back({c, 0, false});
+      return take(batch, scoreAll(batch), false);
+    };
+    std::vector<Member> seeds = enumerateStage(t_, e, seed_.params, fresh, score);
+    for (size_t k = 0; k < seeds.size(); ++k) join(k % st_.islands.size(), seeds[k]);
+  }
+
+  // Each scored candidate's member (nullopt: failed), offered to the archive and, with `joins`, to its island.
+  std::vector<std::optional<Member>> take(const std::vector<Pending>& batch, const std::vector<Score>& scores,
+                                          bool joins = true) {
+    std::vector<std::optional<Member>> out(batch.size());
     for (size_t k = 0; k < batch.size(); ++k) {
       ++st_.evaluations;
       const Score& s = scores[k];
@@ -247,8 +270,10 @@ class Loop {
       double bestBefore = before ? before->score : INFINITY;
       st_.archive.offer(m);
       if (m.score < bestBefore) st_.history.emplace_back(st_.evaluations, m.score);
-      join(batch[k].island, m);
+      if (joins) join(batch[k].island, m);
+      out[k] = std::move(m);
     }
+    return out;
   }
 
   void join(size_t island, const Member& m) {

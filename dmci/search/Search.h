@@ -48,6 +48,7 @@ struct SearchSettings {
   CanonKind canon = CanonKind::Ginac;  // candidates' keys: algebraic normal forms when the plugin is there
   PickRule pick;                       // the final pick from the front (search/Pick.h)
   bool probe = true;                   // the power-law probe's programs join the first generation (search/Probe.h)
+  int enumerate = 4;                   // small forms up to this size scored before it (search/Enumerate.h; 0: off)
   bool snap = true;                    // snap the pick's constants to simple forms at the end (search/Snap.h)
   SnapSettings snapping;
 };
