@@ -58,7 +58,8 @@ struct SearchArgs {
   std::string engine = "replay";
   std::string canon = "ginac";
   double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
-  int enumerate = 4;  // --enumerate SIZE (0: off)
+  int enumerate = 4;               // --enumerate SIZE (0: off)
+  uint64_t enumerateLimit = 1000;  // --enumerate-limit N
   bool noSnap = false, noProbe = false;
   bool json = false, quiet = false;
   std::string out, resume;
@@ -211,7 +212,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   s.canon = a.canon == "hash" ? CanonKind::Hash : CanonKind::Ginac;
   if (a.enumerate < 0) throw UsageError{"--enumerate: a size of at least 0 (0: no enumeration)"};
   s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance, s.probe = !a.noProbe;
-  s.enumerate = a.enumerate;
+  s.enumerate = a.enumerate, s.enumerateLimit = a.enumerateLimit;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
   if (!a.resume.empty()) {
@@ -446,8 +447,12 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_option("--enumerate", a.enumerate,
                   "before the first generation, score every small form C chain(x) of one variable up to this "
                   "size (chains of sqrt, x^2, 1/x, 1/sqrt, exp, log, sin, cos, 1-t, 1+t; x times a chain is one "
-                  "more) and then products and sums of each two variables' best chains, at most a third of --evals; "
-                  "the best seed the islands (0: no enumeration)")
+                  "more) and then products and sums of each two variables' best chains (each an evaluation of the "
+                  "budget); the best seed the islands (0: no enumeration)")
+      ->capture_default_str();
+  cmd->add_option("--enumerate-limit", a.enumerateLimit,
+                  "the most forms --enumerate scores, and at most a third of --evals (so --resume with more --evals "
+                  "ends where the uninterrupted search does only when both parts reached this limit)")
       ->capture_default_str();
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");

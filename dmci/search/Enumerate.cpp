@@ -108,7 +108,10 @@ std::vector<Candidate> pairCandidates(const Task& task, const EnumerateSettings&
       auto syms = symbolsOf(body(first[k]));
       if (std::find(syms.begin(), syms.end(), task.vars[v]) != syms.end()) mine.push_back(k);
     }
-    std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) { return better(*scored[a], *scored[b]); });
+    // Ranked with a price on size: on one variable alone the rest of the law is noise, in which a larger chain
+    // fits a little better by chance; the law's factor is the simplest one that fits about as well.
+    auto rank = [&](size_t k) { return scored[k]->score * (1 + 0.02 * scored[k]->complexity); };
+    std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) { return rank(a) < rank(b); });
     if (mine.size() > static_cast<size_t>(e.keep)) mine.resize(static_cast<size_t>(e.keep));
     best[v] = mine;
   }

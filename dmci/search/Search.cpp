@@ -232,7 +232,9 @@ class Loop {
   void enumerate() {
     EnumerateSettings e;
     e.size = s_.enumerate;
-    e.limit = s_.evals ? s_.evals / 3 : 0;
+    // A third of the budget at most: a resumed search given more --evals than its first part had ends where the
+    // uninterrupted one does only when both reached the limit (or with the stage off).
+    e.limit = s_.evals ? std::min<uint64_t>(s_.enumerateLimit, s_.evals / 3) : s_.enumerateLimit;
     auto fresh = [&](const Candidate& c) { return st_.seen.insert(keyOf(c, s_, st_)).second; };
     auto score = [&](const std::vector<Candidate>& cs) {
       std::vector<Pending> batch;
