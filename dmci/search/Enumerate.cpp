@@ -108,10 +108,10 @@ std::vector<Candidate> pairCandidates(const Task& task, const EnumerateSettings&
       auto syms = symbolsOf(body(first[k]));
       if (std::find(syms.begin(), syms.end(), task.vars[v]) != syms.end()) mine.push_back(k);
     }
-    // Ranked with a price on size: on one variable alone the rest of the law is noise, in which a larger chain
-    // fits a little better by chance; the law's factor is the simplest one that fits about as well.
-    auto rank = [&](size_t k) { return scored[k]->score * (1 + 0.02 * scored[k]->complexity); };
-    std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) { return rank(a) < rank(b); });
+    // Ranked by score alone. (A price on size, score x (1 + 0.02 per node), keeps a separable law's simple factor
+    // over larger chains that fit its other variables' spread a little better by chance, but on the Feynman subset
+    // it lost I.15.3x and II.11.27 and gained nothing: reports/search-bench/enum/README.md.)
+    std::stable_sort(mine.begin(), mine.end(), [&](size_t a, size_t b) { return better(*scored[a], *scored[b]); });
     if (mine.size() > static_cast<size_t>(e.keep)) mine.resize(static_cast<size_t>(e.keep));
     best[v] = mine;
   }

@@ -12,8 +12,9 @@
 //            the lists above (middle, inner, outer); pairs that undo each other (sqrt of a square, log of an exp...)
 //            are left out, and every other duplicate is dropped by its canonical key (search/Canon.h) by the caller.
 //   pairs    with two variables or more, the stage's second batch: for each two variables, the `keep` best chains
-//            of each (by score on the first batch, times 1 + 0.02 per node: for independent inputs the best
-//            function of x alone is the law's factor or term in x when the law separates) multiplied, (* C f g), and
+//            of each (by score on the first batch: for independent inputs the best function of x alone is
+//            the law's factor or term in x when the law separates, though noise from the other inputs may rank a
+//            larger chain above it) multiplied, (* C f g), and
 //            added, (+ (* C f) (* D g)).
 //
 // Each form scored is one evaluation of the search's budget; the stage takes at most `limit` of them (the loop
