@@ -64,6 +64,8 @@ struct SearchArgs {
   std::string engine = "replay";
   std::string canon = "ginac";
   double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
+  int enumerate = 4;               // --enumerate SIZE (0: off)
+  uint64_t enumerateLimit = 1000;  // --enumerate-limit N
   bool noSnap = false, noProbe = false;
   bool json = false, quiet = false;
   std::string out, resume;
@@ -220,7 +222,9 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   if (!(a.snapTolerance >= 0)) throw UsageError{"--snap-tolerance: at least 0"};
   s.pick = {a.pickWindow, a.pickFloor};
   s.canon = a.canon == "hash" ? CanonKind::Hash : CanonKind::Ginac;
+  if (a.enumerate < 0) throw UsageError{"--enumerate: a size of at least 0 (0: no enumeration)"};
   s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance, s.probe = !a.noProbe;
+  s.enumerate = a.enumerate, s.enumerateLimit = a.enumerateLimit;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
   if (!a.resume.empty()) {
@@ -231,10 +235,11 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
                     a.group + "\x1f" + a.score + "\x1f" + a.canon + "\x1f" + a.edit + "\x1f" + unitsText;
   for (const auto& v : task.vars) all += "\x1f" + v;
   for (double x : {a.holdout, a.candidateSeconds, a.smooth}) all += "\x1f" + std::to_string(x);
-  for (long long x :
-       {a.iterations, a.restarts, a.islands, a.population, a.children, a.epochEvals, a.maxSize, a.maxDepth,
-        static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea), static_cast<int>(a.noProbe)})
+  for (long long x : {a.iterations, a.restarts, a.islands, a.population, a.children, a.epochEvals, a.maxSize,
+                      a.maxDepth, static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea),
+                      static_cast<int>(a.noProbe), a.enumerate})
     all += "\x1f" + std::to_string(x);
+  all += "\x1f" + std::to_string(a.enumerateLimit);
   all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
   char buf[20];
   std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));
@@ -306,7 +311,7 @@ int searchCommand(const SearchArgs& a) {
     }
     SearchSettings settings = settingsOf(a, task, dataText, slurp(a.seedProgram), unitsText);
     if (!a.edit.empty()) {  // edits write the definition's body: its arguments are what it reads, not the columns
-      settings.edit = a.edit, settings.probe = false;
+      settings.edit = a.edit, settings.probe = false, settings.enumerate = 0;
       settings.grammar.vars = editedArguments(seed);
     }
     if (reduction)  // the search runs on the groups: the seed may read no other variable
@@ -349,9 +354,9 @@ int searchCommand(const SearchArgs& a) {
       if (reduction) j["units"] = unitsJson(*reduction);
       std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     } else if (r->found) {
-      const Member& pick = picked(*r);
-      std::cout << "best (the front's pick: score " << pick.score << ", held-out RMSE " << pick.holdoutRmse
-                << ", complexity " << pick.complexity << "):\n"
+      const Member pick = reportedMember(*r);
+      std::cout << "best (the front's pick" << (r->snapped.reported ? ", its constants snapped" : "") << ": score "
+                << pick.score << ", held-out RMSE " << pick.holdoutRmse << ", complexity " << pick.complexity << "):\n"
                 << bestProgram(*r, info) << "front (complexity, score, gain per node):\n";
       for (size_t k = 0; k < r->front.size(); ++k) {
         const Member& m = r->front[k];
@@ -495,6 +500,16 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
   cmd->add_flag("--no-probe", a.noProbe,
                 "start from the seed alone: no monomial c x1^e1 x2^e2 ... read off a log-log least-squares fit "
                 "of the data (the power-law probe) joins the first generation");
+  cmd->add_option("--enumerate", a.enumerate,
+                  "before the first generation, score every small form C chain(x) of one variable up to this "
+                  "size (chains of sqrt, x^2, 1/x, 1/sqrt, exp, log, sin, cos, 1-t, 1+t; x times a chain is one "
+                  "more) and then products and sums of each two variables' best chains (each an evaluation of the "
+                  "budget); the best seed the islands (0: no enumeration)")
+      ->capture_default_str();
+  cmd->add_option("--enumerate-limit", a.enumerateLimit,
+                  "the most forms --enumerate scores, and at most a third of --evals (so --resume with more --evals "
+                  "ends where the uninterrupted search does only when both parts reached this limit)")
+      ->capture_default_str();
   cmd->add_option("--engine", a.engine, "engine the candidates run on (any in `dmci engines`)")->capture_default_str();
   cmd->add_flag("--json", a.json, "print one JSON object: best, pareto, evaluations, seconds, history");
   cmd->add_option("--out", a.out,

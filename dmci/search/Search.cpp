@@ -19,6 +19,7 @@
 #include <set>
 #include <thread>
 
+#include "search/Enumerate.h"
 #include "search/ExternalProposer.h"
 #include "search/Probe.h"
 #include "search/SearchState.h"
@@ -219,6 +220,9 @@ class Loop {
       SnapSettings snap = s_.snapping;
       snap.floor = s_.pick.floor * t_.spread;
       r.snapped = snapConstants(t_, s_.score, picked(r), snap, s_.seed * 1000003u + st_.evaluations);
+      // The snapped program is the reported pick when it fits as well, within the tolerance Snap keeps a form by.
+      r.snapped.reported =
+          !r.snapped.constants.empty() && r.snapped.score <= picked(r).score * (1 + snap.tolerance) + snap.floor;
     }
     return r;
   }
@@ -307,6 +311,7 @@ class Loop {
     }
     for (size_t i = 1; i < n; ++i)
       if (st_.islands[i].members.empty()) st_.islands[i].members = st_.islands[0].members;
+    if (s_.enumerate > 0 && s_.edit.empty()) enumerate();
     decide(s_.stopRequested && s_.stopRequested->load());
     if (st_.stop.empty()) askExternal();
     return true;
@@ -525,6 +530,33 @@ class Loop {
     work();
     for (auto& th : pool) th.join();
     return scores;
+  }
+
+  // The enumeration of small forms (search/Enumerate.h), on rank 0 in the first generation: its forms are scored
+  // as children are (each one evaluation, fits seeded by their place), its best members join the islands in turn.
+  void enumerate() {
+    EnumerateSettings e;
+    e.size = s_.enumerate;
+    // A third of the budget at most: a resumed search given more --evals than its first part had ends where the
+    // uninterrupted one does only when both reached the limit (or with the stage off).
+    e.limit = s_.evals ? std::min<uint64_t>(s_.enumerateLimit, s_.evals / 3) : s_.enumerateLimit;
+    auto fresh = [&](const Candidate& c) { return st_.seen.insert(keyOf(c, s_, st_.algebraicKeys)).second; };
+    uint64_t slot = 0;
+    auto score = [&](const std::vector<Candidate>& cs) {
+      std::vector<Pending> batch;
+      for (const auto& c : cs) batch.push_back({c, 0, false, fitSeed(s_.seed, kFirstGeneration, 1, slot++)});
+      std::vector<Score> scores = scoreAll(batch);
+      std::vector<std::optional<Member>> out(batch.size());
+      for (size_t k = 0; k < batch.size(); ++k) {
+        Outcome o = outcome(batch[k], scores[k]);
+        if (o.ok && !algebraicKey(batch[k].candidate, s_))
+          st_.seen.insert(keyOf(o.member.candidate, s_, st_.algebraicKeys));
+        out[k] = account(o, ++st_.evaluations);
+      }
+      return out;
+    };
+    std::vector<Member> seeds = enumerateStage(t_, e, seed_.params, fresh, score);
+    for (size_t k = 0; k < seeds.size(); ++k) join(st_.islands[k % st_.islands.size()], seeds[k]);
   }
 
   void join(Island& island, const Member& m) {

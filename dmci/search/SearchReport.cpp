@@ -79,6 +79,15 @@ ojson pickJson(const SearchResult& r, const SearchInfo& info) {
 
 }  // namespace
 
+Member reportedMember(const SearchResult& r) {
+  Member m = picked(r);
+  if (!r.snapped.reported) return m;
+  m.candidate = r.snapped.candidate;
+  m.score = r.snapped.score, m.holdoutRmse = r.snapped.holdoutRmse, m.trainRmse = r.snapped.trainRmse;
+  m.complexity = complexity(m.candidate.value());
+  return m;
+}
+
 ojson searchJson(const SearchResult& r, const SearchInfo& info) {
   ojson front = ojson::array();
   for (size_t k = 0; k < r.front.size(); ++k) {
@@ -87,6 +96,14 @@ ojson searchJson(const SearchResult& r, const SearchInfo& info) {
     front.back()["gain"] = jsonNumber(r.pick.gain[k]);
   }
   ojson best = r.found ? memberJson(picked(r)) : ojson(nullptr);
+  if (r.found && r.snapped.reported) {  // the pick in both forms: the snapped program reported, the fitted beside
+    ojson fitted = best;
+    best = memberJson(reportedMember(r));
+    best["form"] = "snapped";
+    best["fitted"] = fitted;
+  } else if (r.found) {
+    best["form"] = "fitted";
+  }
   if (r.found) best["snapped"] = snappedJson(r.snapped);
   ojson history = ojson::array();
   for (const auto& [e, h] : r.history) history.push_back({e, jsonNumber(h)});
@@ -127,12 +144,15 @@ std::string bestProgram(const SearchResult& r, const SearchInfo& info) {
     out += "; the lowest score, " + number(r.best.score) + ", is complexity " + std::to_string(r.best.complexity) +
            "'s: " + trimmed(print(r.best.candidate.value())) + "\n";
   for (const auto& [name, v] : usedParams(m.candidate)) out += "; parameter " + name + " = " + number(v) + "\n";
-  if (!r.snapped.constants
-           .empty()) {  // the program is the fitted one (the JSON's best.program), its snapped form beside
+  if (!r.snapped.constants.empty()) {
     out += "; snapped (score " + number(r.snapped.score) + "):";
     for (const auto& c : r.snapped.constants)
       out += " " + c.where + " " + number(c.fitted) + " -> " + print(c.form) + ";";
     out.back() = '\n';
+    // The program below is the JSON's best.program: the snapped one when it fits as well, else the fitted one.
+    if (r.snapped.reported)
+      return out + "; the program is the snapped form; as fitted: " + trimmed(print(m.candidate.value())) + "\n" +
+             printForms(r.snapped.candidate.forms);
     out += "; " + trimmed(print(r.snapped.candidate.value())) + "\n";
   }
   return out + printForms(m.candidate.forms);

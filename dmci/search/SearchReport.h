@@ -20,7 +20,10 @@ struct SearchInfo {
   std::string canon;       // the candidates' keys: "ginac", "hash", or why not ginac
 };
 
-// {"best": the pick {"program", "holdout_rmse", "train_rmse", "complexity", "params", "snapped"}, "pick": the rule
+// The member reported as the pick: the front's pick, or its snapped form when that is reported (Snapped::reported).
+Member reportedMember(const SearchResult& r);
+// {"best": the pick (snapped when Snapped::reported, with "form": "snapped" and the fitted pick as "fitted")
+// {"program", "holdout_rmse", "train_rmse", "complexity", "params", "snapped"}, "pick": the rule
 //  and why, "lowest": the lowest score's member, "pareto": [... with "loss" and "gain"], "evaluations", ...}.
 nlohmann::ordered_json searchJson(const SearchResult& r, const SearchInfo& info);
 // The picked program as fitted, under comment lines saying what it scored, why it is the pick, its fitted

@@ -42,6 +42,9 @@ struct Snapped {
   Candidate candidate;                     // the program with those forms written in, the rest refitted
   double score = 0, holdoutRmse = 0, trainRmse = 0;
   int tried = 0;  // forms tried (each one fit)
+  // The snapped program is the search's reported pick (its `best`, the fitted form beside it): some constant
+  // snapped and the score within the tolerance of the fitted pick's (set by the search, search/Search.h).
+  bool reported = false;
 };
 
 // Snaps the constants of `m` (a scored member of the search on `task`); `seed` drives the refits.
