@@ -5,7 +5,9 @@
 # the last one, every checkpoint on disk parses, and resuming reaches the digest; SIGUSR1 gives exit 75 and a
 # checkpoint that resumes to the digest. `mpi`: the same search under mpirun --oversubscribe on 1, 2 and 4 ranks;
 # a rank SIGKILLed in the middle of an epoch ends the run non-zero and --resume on 3 ranks reaches the digest;
-# SIGUSR1 to mpirun; islands below the ranks and a checkpoint of other settings are clear errors.
+# SIGUSR1 to mpirun; islands below the ranks and a checkpoint of other settings are clear errors. Every run caps
+# the enumeration stage at 100 forms: its default share (a third of --evals) would differ between a run of 100000
+# evaluations stopped by a signal and its resume at 600.
 # Usage: search_epochs_test.sh plain|mpi DMCI [MPIRUN]    (ctest registers it: CMakeLists.txt)
 set -uo pipefail
 mode="$1" dmci="$(realpath "$2")" mpirun="${3:-}"
@@ -20,9 +22,9 @@ echo '(* a (cos (* w t)))' >seed.scm
 failures=0
 ok() { echo "ok:   $*"; }
 fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-search() { "$dmci" search --data osc.csv --target y --seed-program seed.scm --evals 600 --epoch-evals 10 --quiet "$@"; }
+search() { "$dmci" search --data osc.csv --target y --seed-program seed.scm --evals 600 --epoch-evals 10 --enumerate-limit 100 --quiet "$@"; }
 mpi() { local np="$1"; shift; "$mpirun" --oversubscribe -np "$np" "$dmci" search --mpi --data osc.csv --target y \
-  --seed-program seed.scm --evals 600 --epoch-evals 10 --quiet "$@"; }
+  --seed-program seed.scm --evals 600 --epoch-evals 10 --enumerate-limit 100 --quiet "$@"; }
 digest() { [ -f "$1/archive.json" ] && sha256sum "$1/archive.json" | cut -d' ' -f1 || echo "no-archive-in-$1"; }
 parses() { python3 -c 'import json, sys; [json.load(open(f)) for f in sys.argv[1:]]' "$@"; }
 # Waits (at most 120 s) until DIR holds two checkpoints (epoch 1 is done): a search under way, well before its end.
@@ -62,7 +64,7 @@ if [ "$mode" = plain ]; then
     ok "the resumed search removed the torn temporary file"
   [ "$(digest torn)" = "$ref" ] && ok "resumed after the torn write: the digest" || fail "torn resume: $(digest torn) != $ref"
 
-  "$dmci" search --data osc.csv --target y --seed-program seed.scm --evals 100000 --epoch-evals 10 --quiet --jobs 1 \
+  "$dmci" search --data osc.csv --target y --seed-program seed.scm --evals 100000 --epoch-evals 10 --enumerate-limit 100 --quiet --jobs 1 \
     --out stop >/dev/null 2>&1 &
   pid=$!
   underway stop && kill -USR1 "$pid"
@@ -103,7 +105,7 @@ if [ "$mode" = mpi ]; then
     fail "resume on 3 ranks: $(digest killed) != $ref: $(tail -3 resumed.err)"
 
   "$mpirun" --oversubscribe -np 2 "$dmci" search --mpi --data osc.csv --target y --seed-program seed.scm \
-    --evals 100000 --epoch-evals 10 --quiet --jobs 1 --out usr1 >/dev/null 2>&1 &
+    --evals 100000 --epoch-evals 10 --enumerate-limit 100 --quiet --jobs 1 --out usr1 >/dev/null 2>&1 &
   pid=$!
   underway usr1 && kill -USR1 "$pid"
   wait "$pid"
