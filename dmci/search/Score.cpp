@@ -14,6 +14,7 @@
 #include "fit/Fit.h"
 #include "fit/Model.h"
 #include "fit/Names.h"
+#include "fit/Optimizer.h"
 #include "syntax/Datum.h"
 
 namespace dmci::search {
@@ -169,6 +170,16 @@ double median(std::vector<double> v) {
 }
 
 }  // namespace
+
+std::optional<Error> fitterMissing(const ScoreSettings& s) {
+  if (!s.gradient) return std::nullopt;
+  auto lm = fit::optimizerNamed("lm");
+  if (lm) return std::nullopt;
+  return Error{ErrorKind::Usage,
+               "dmci search fits every candidate by Levenberg-Marquardt (lm), which is not available: " +
+                   lm.error().message + " (or search without fitting: --no-gradient)",
+               {}};
+}
 
 double rmse(const Task& task, const std::vector<double>& predicted, const std::vector<size_t>& rows) {
   const auto& y = task.data->columns[static_cast<size_t>(task.data->find(task.target))];

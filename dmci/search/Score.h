@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -74,6 +75,11 @@ struct Score {
 // values, not fitted (a snapped constant, search/Snap.h).
 Score scoreCandidate(const Task& task, const ScoreSettings& settings, const Candidate& c, uint64_t seed,
                      const std::map<std::string, double>& fixed = {});
+
+// Why scoring cannot fit here, or nothing: with gradients on, every candidate is fitted by Levenberg–Marquardt
+// (`lm`, an optimizer plugin). A search whose fitter is missing must stop with that reason, not score every
+// candidate at its start values.
+std::optional<Error> fitterMissing(const ScoreSettings& s);
 
 // The root-mean-square error of `predicted` against the target on `rows`.
 double rmse(const Task& task, const std::vector<double>& predicted, const std::vector<size_t>& rows);

@@ -650,6 +650,7 @@ const Member& picked(const SearchResult& r) { return r.front.at(r.pick.index); }
 
 Result<SearchResult> runSearch(const Task& task, const SearchSettings& settings, const Candidate& seed,
                                const SearchEvents& events) {
+  if (auto why = fitterMissing(settings.score)) return *why;
   return Loop(task, settings, seed, events).run();
 }
 

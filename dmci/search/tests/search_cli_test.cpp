@@ -249,6 +249,23 @@ TEST_F(SearchCli, ASearchKilledBySignalLeavesNoProposerBehind) {
   }
 }
 
+// A dmci copied away from its optimizer plugins cannot fit: the search says so and stops (it used to score every
+// candidate at its start values, quietly and ten times faster); without gradients it needs no fitter and runs.
+TEST_F(SearchCli, ASearchWhoseFitterIsMissingSaysSoAndStops) {
+  fs::create_directories(dir / "alone");
+  fs::copy_file(DMCI_BINARY_DIR "/dmci", dir / "alone" / "dmci");
+  auto run = [&](const std::string& more) {
+    std::string cmd = "cd '" + dir.string() + "' && env -u DMCI_ENGINE_PATH ./alone/dmci " + search(more) +
+                      " >stdout.txt 2>stderr.txt";
+    int status = std::system(cmd.c_str());
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  };
+  EXPECT_EQ(run("--evals 20"), 2);
+  EXPECT_NE(slurp(dir / "stderr.txt").find("Levenberg-Marquardt (lm), which is not available"), std::string::npos)
+      << slurp(dir / "stderr.txt");
+  EXPECT_EQ(run("--evals 20 --no-gradient"), 0) << slurp(dir / "stderr.txt");
+}
+
 TEST_F(SearchCli, ABadSeedProgramIsAnErrorAtItsPosition) {
   write("seed.scm", "(* a\n  (cos (* w t))\n");
   Outcome o = dmci(search("--evals 10 --out run"));
