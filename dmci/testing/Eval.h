@@ -85,4 +85,15 @@ inline bool close(double a, double b, double rel = 1e-12) {
   return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
 }
 
+// A suite run once per route (TEST_P): a program's value, and one gradient component, on the route.
+class PerRoute : public ::testing::TestWithParam<Route> {
+ protected:
+  double value(const std::string& src, std::vector<SeedValue> seed = {}) {
+    return evalOk(src, GetParam(), std::move(seed)).value;
+  }
+  double grad(const std::string& src, std::vector<SeedValue> seed, const std::string& name) {
+    return gradientOf(evalOk(src, GetParam(), std::move(seed), {name}), name);
+  }
+};
+
 }  // namespace dmci::test

@@ -19,15 +19,7 @@ using test::evalOk;
 using test::gradientOf;
 using test::where;
 
-class Mutation : public ::testing::TestWithParam<Route> {
- protected:
-  double value(const std::string& src, std::vector<SeedValue> seed = {}) {
-    return evalOk(src, GetParam(), std::move(seed)).value;
-  }
-  double grad(const std::string& src, std::vector<SeedValue> seed, const std::string& name) {
-    return gradientOf(evalOk(src, GetParam(), std::move(seed), {name}), name);
-  }
-};
+using Mutation = test::PerRoute;
 
 const char* const kSumSq =
     "(define (sum-sq xs) (let ((acc 0)) (for-each (lambda (x) (set! acc (+ acc (* x x)))) xs) acc)) ";

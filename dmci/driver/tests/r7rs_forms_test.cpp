@@ -17,15 +17,7 @@ using test::evalOk;
 using test::gradientOf;
 using test::where;
 
-class R7rsForms : public ::testing::TestWithParam<Route> {
- protected:
-  double value(const std::string& src, std::vector<SeedValue> seed = {}) {
-    return evalOk(src, GetParam(), std::move(seed)).value;
-  }
-  double grad(const std::string& src, std::vector<SeedValue> seed, const std::string& name) {
-    return gradientOf(evalOk(src, GetParam(), std::move(seed), {name}), name);
-  }
-};
+using R7rsForms = test::PerRoute;
 
 TEST_P(R7rsForms, OneValueIsTheValueItself) { EXPECT_EQ(value("(+ 1 (values 41))"), 42); }
 
