@@ -85,6 +85,24 @@ inline bool close(double a, double b, double rel = 1e-12) {
   return std::fabs(a - b) <= rel * std::max(std::fabs(a), std::fabs(b));
 }
 
+// Runs a program by one route with the parameter `a` bound; its value and d/da (NaN when it fails, a failure added).
+inline std::pair<double, double> valueAndDa(const std::string& src, Route route, double a = 0) {
+  auto p = Program::fromText(src, "prog.scm");
+  if (!p) {
+    ADD_FAILURE() << src << ": " << p.error().str();
+    return {NAN, NAN};
+  }
+  EvalOptions opts;
+  opts.route = route;
+  opts.wrt = {"a"};
+  auto ev = p->evaluate({{"a", a}}, opts);
+  if (!ev) {
+    ADD_FAILURE() << "[" << routeName(route) << "] " << src << ": " << ev.error().str();
+    return {NAN, NAN};
+  }
+  return {ev->value, ev->gradient.empty() ? NAN : ev->gradient[0].second};
+}
+
 // A suite run once per route (TEST_P): a program's value, and one gradient component, on the route.
 class PerRoute : public ::testing::TestWithParam<Route> {
  protected:

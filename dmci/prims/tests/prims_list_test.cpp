@@ -10,6 +10,7 @@
 
 #include "driver/Program.h"
 #include "prims/PrimTable.h"
+#include "testing/Eval.h"
 
 namespace dmci {
 namespace {
@@ -372,24 +373,6 @@ TEST(Prelude, DefinitionsHaveNoNumericLiterals) {
   }
 }
 
-// Runs a program by one route; returns its value and the gradient with respect to the parameter `a` (if bound).
-std::pair<double, double> run(const std::string& src, Route route, double a = 0) {
-  auto p = Program::fromText(src, "prog.scm");
-  if (!p) {
-    ADD_FAILURE() << src << ": " << p.error().str();
-    return {NAN, NAN};
-  }
-  EvalOptions opts;
-  opts.route = route;
-  opts.wrt = {"a"};
-  auto ev = p->evaluate({{"a", a}}, opts);
-  if (!ev) {
-    ADD_FAILURE() << "[" << routeName(route) << "] " << src << ": " << ev.error().str();
-    return {NAN, NAN};
-  }
-  return {ev->value, ev->gradient.empty() ? NAN : ev->gradient[0].second};
-}
-
 TEST(Prelude, LibraryProceduresComputeTheirDefinitionsOnBothRoutes) {
   struct Case {
     const char* src;
@@ -406,7 +389,7 @@ TEST(Prelude, LibraryProceduresComputeTheirDefinitionsOnBothRoutes) {
       {"(+ a (if (for-each (lambda (x y) x) (list 1) (list 2)) 1 0))", 1},
   };
   for (Route r : {Route::Direct, Route::Dmci})
-    for (const auto& c : cases) EXPECT_EQ(run(c.src, r).first, c.value) << routeName(r) << " " << c.src;
+    for (const auto& c : cases) EXPECT_EQ(test::valueAndDa(c.src, r).first, c.value) << routeName(r) << " " << c.src;
 }
 
 TEST(Prelude, ForEachAndMapApplyTheirProcedureLeftToRight) {
@@ -425,7 +408,7 @@ TEST(Prelude, ForEachAndMapApplyTheirProcedureLeftToRight) {
 TEST(Prelude, GradientsFlowThroughTheProcedureArgument) {
   const char* src = "(fold-left + 0 (map (lambda (x y) (* a x y)) (list a 2) (list 3 4)))";  // 3a^2 + 8a
   for (Route r : {Route::Direct, Route::Dmci}) {
-    auto [v, g] = run(src, r, 1.5);
+    auto [v, g] = test::valueAndDa(src, r, 1.5);
     EXPECT_DOUBLE_EQ(v, 3 * 1.5 * 1.5 + 8 * 1.5) << routeName(r);
     EXPECT_DOUBLE_EQ(g, 6 * 1.5 + 8) << routeName(r);
   }
@@ -435,7 +418,7 @@ TEST(Prelude, RebindingPrimitiveNamesDoesNotChangeTheLibrary) {
   const char* src =
       "(let ((car cdr) (cdr car) (cons list) (reverse car) (null? pair?) (apply 0))"
       "  (+ a (fold-right - 0 (map (lambda (x) (* 2 x)) (filter (lambda (x) #t) (list 1 2 3))))))";
-  for (Route r : {Route::Direct, Route::Dmci}) EXPECT_EQ(run(src, r).first, 4) << routeName(r);
+  for (Route r : {Route::Direct, Route::Dmci}) EXPECT_EQ(test::valueAndDa(src, r).first, 4) << routeName(r);
 }
 
 TEST(Prelude, LongListsRunInConstantStack) {
@@ -444,7 +427,7 @@ TEST(Prelude, LongListsRunInConstantStack) {
       "(define l (iota 100000))"
       "(+ a (length (map (lambda (x) x) l)) (fold-left + 0 l) (fold-right + 0 l) (reduce + 0 l)"
       "   (length (filter even? l)) (if (for-each (lambda (x) x) l) 0 1))";
-  EXPECT_EQ(run(src, Route::Direct).first, 100000 + 3 * 5000050000.0 + 50000);
+  EXPECT_EQ(test::valueAndDa(src, Route::Direct).first, 100000 + 3 * 5000050000.0 + 50000);
 }
 
 }  // namespace

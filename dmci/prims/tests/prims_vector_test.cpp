@@ -8,6 +8,7 @@
 
 #include "driver/Program.h"
 #include "prims/PrimTable.h"
+#include "testing/Eval.h"
 
 namespace dmci {
 namespace {
@@ -121,24 +122,6 @@ TEST(VectorRows, AreInTheVectorFamilyAndTheLibraryOnesAreScheme) {
   }
 }
 
-// Runs a program by one route; its value and d/da.
-std::pair<double, double> run(const std::string& src, Route route, double a) {
-  auto p = Program::fromText(src, "prog.scm");
-  if (!p) {
-    ADD_FAILURE() << src << ": " << p.error().str();
-    return {NAN, NAN};
-  }
-  EvalOptions opts;
-  opts.route = route;
-  opts.wrt = {"a"};
-  auto ev = p->evaluate({{"a", a}}, opts);
-  if (!ev) {
-    ADD_FAILURE() << "[" << routeName(route) << "] " << src << ": " << ev.error().str();
-    return {NAN, NAN};
-  }
-  return {ev->value, ev->gradient.empty() ? NAN : ev->gradient[0].second};
-}
-
 TEST(VectorPrograms, GiveTheirValueAndGradientOnEveryRoute) {
   struct Case {
     const char* src;
@@ -163,7 +146,7 @@ TEST(VectorPrograms, GiveTheirValueAndGradientOnEveryRoute) {
   };
   for (Route r : {Route::Direct, Route::Dmci, Route::Dmci2})
     for (const auto& c : cases) {
-      auto [value, grad] = run(c.src, r, 3.0);
+      auto [value, grad] = test::valueAndDa(c.src, r, 3.0);
       EXPECT_EQ(value, c.value) << routeName(r) << " " << c.src;
       EXPECT_EQ(grad, c.grad) << routeName(r) << " " << c.src;
     }
