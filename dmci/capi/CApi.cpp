@@ -23,6 +23,7 @@
 #include "fit/Fit.h"
 #include "fit/FitReport.h"
 #include "support/JsonNumber.h"
+#include "support/JsonText.h"
 #include "support/Plugin.h"
 #include "support/Split.h"
 
@@ -424,7 +425,7 @@ int32_t dmci_fit(dmci_program* program, int64_t columns, const char* const* name
     auto r = take(fit::runFit(*model, settings));
     fit::FitInfo info{program->name,    target ? table.path : "", target ? target : "", settings.optimizer,
                       spec.loss.name(), program->engineName,      settings.seed,        std::nullopt};
-    *json_out = copyString(fit::resultJson(model->fitted(), r, info).dump());
+    *json_out = copyString(jsonText(fit::resultJson(model->fitted(), r, info)));
     if (r.nonFinite) throw Failure{DMCI_ERR_PROGRAM, "fit: " + r.stop};
   });
 }

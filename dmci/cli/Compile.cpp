@@ -15,6 +15,7 @@
 #include "mce/Mce.h"
 #include "prims/PrimTable.h"
 #include "support/AtomicFile.h"
+#include "support/JsonText.h"
 
 namespace dmci::cli {
 namespace {
@@ -72,7 +73,7 @@ int primsCommand(bool asJson) {
       std::cout << "\n";
     }
   }
-  if (asJson) std::cout << rows.dump(1) << "\n";
+  if (asJson) std::cout << jsonText(rows, 1) << "\n";
   return kOk;
 }
 

@@ -5,6 +5,7 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 
+#include "support/JsonText.h"
 #include "syntax/TerminalText.h"
 
 namespace dmci::cli {
@@ -13,7 +14,7 @@ int reportError(const Error& e, bool asJson) {
   if (asJson) {
     nlohmann::ordered_json err{{"kind", errorKindName(e.kind)}, {"message", e.message}};
     if (e.pos.known()) err["position"] = e.pos.str();
-    std::cout << nlohmann::ordered_json{{"error", err}}.dump() << "\n";
+    std::cout << jsonText(nlohmann::ordered_json{{"error", err}}) << "\n";
   } else {
     std::cerr << escapeControls(e.str(), true) << "\n";  // a message may quote input: no control bytes
   }

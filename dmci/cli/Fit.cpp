@@ -22,6 +22,7 @@
 #include "fit/SmoothedLoss.h"
 #include "smooth/Smooth.h"
 #include "support/AtomicFile.h"
+#include "support/JsonText.h"
 #include "support/Split.h"
 #include "syntax/TerminalText.h"
 
@@ -247,10 +248,10 @@ int writeOutputs(const FitArgs& a, Model& model, const ModelSpec& spec, const Fi
   if (a.json) {
     auto j = resultJson(model.fitted(), r, info);
     for (const auto& [k, v] : extra.items()) j[k] = v;
-    std::cout << j.dump() << "\n";
+    std::cout << jsonText(j) << "\n";
   } else {
     std::cout << resultTable(model.fitted(), r);
-    for (const auto& [k, v] : extra.items()) std::cout << k << ": " << v.dump() << "\n";
+    for (const auto& [k, v] : extra.items()) std::cout << k << ": " << jsonText(v) << "\n";
   }
   if (r.nonFinite) {
     std::cerr << "dmci fit: " << escapeControls(r.stopMessage, true) << "\n";

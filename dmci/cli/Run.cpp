@@ -21,6 +21,7 @@
 #include "smooth/Smooth.h"
 #include "support/AtomicFile.h"
 #include "support/JsonNumber.h"
+#include "support/JsonText.h"
 #include "support/Split.h"
 #include "trace/Trace.h"
 
@@ -131,7 +132,7 @@ json valueJson(const Evaluation& ev) {
 }
 
 int printOne(const RunArgs& a, const Evaluation& ev) {
-  if (a.stats && !a.json) std::cerr << "stats: " << countersJson(ev.counters).dump() << "\n";
+  if (a.stats && !a.json) std::cerr << "stats: " << jsonText(countersJson(ev.counters)) << "\n";
   if (a.json) {
     json j{{"value", valueJson(ev)}};
     if (ev.isTensor) j["shape"] = ev.rank == 1 ? json::array({ev.rows}) : json::array({ev.rows, ev.cols});
@@ -141,7 +142,7 @@ int printOne(const RunArgs& a, const Evaluation& ev) {
       for (const auto& [k, v] : ev.gradient) g[k] = jsonNumber(v);
       j["gradient"] = g;
     }
-    std::cout << j.dump() << "\n";
+    std::cout << jsonText(j) << "\n";
     return kOk;
   }
   std::string value = ev.isData()   ? ev.written
@@ -167,7 +168,7 @@ int printLanes(const RunArgs& a, const LaneEvaluation& ev) {
   }
   if (a.gradient) j["gradient"] = grad;
   if (a.stats) j["stats"] = countersJson(ev.counters);
-  std::cout << j.dump() << "\n";
+  std::cout << jsonText(j) << "\n";
   return kOk;
 }
 
@@ -282,16 +283,16 @@ int smoothCommand(const RunArgs& a, const Program& program, const LaneBatch& bat
   info["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   j["smooth"] = info;
   if (a.json) {
-    std::cout << j.dump() << "\n";
+    std::cout << jsonText(j) << "\n";
     return kOk;
   }
-  if (a.stats) std::cerr << "smooth: " << info.dump() << "\n";
+  if (a.stats) std::cerr << "smooth: " << jsonText(info) << "\n";
   auto pm = [&](const char* key, const std::string& name) -> std::string {
     if (!j.contains(key)) return "";
     const json& e = name.empty() ? j[key] : j[key][name];
-    return " +/- " + (e.is_number() ? num(e.get<double>()) : e.dump());
+    return " +/- " + (e.is_number() ? num(e.get<double>()) : jsonText(e));
   };
-  auto shown = [](const json& v) { return v.is_number() ? num(v.get<double>()) : v.dump(); };
+  auto shown = [](const json& v) { return v.is_number() ? num(v.get<double>()) : jsonText(v); };
   std::cout << "value: " << shown(j["value"]) << pm("value_error", "") << "\n";
   for (const auto& w : opts.wrt)
     std::cout << "d/d " << w << " = " << shown(j["gradient"][w]) << pm("gradient_error", w) << "\n";

@@ -31,6 +31,7 @@
 #include "search/SearchReport.h"
 #include "search/Units.h"
 #include "smooth/Smooth.h"
+#include "support/JsonText.h"
 #include "support/Split.h"
 #include "syntax/Reader.h"
 #include "syntax/TerminalText.h"
@@ -352,7 +353,7 @@ int searchCommand(const SearchArgs& a) {
     if (a.json) {
       auto j = searchJson(*r, info);
       if (reduction) j["units"] = unitsJson(*reduction);
-      std::cout << j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
+      std::cout << jsonText(j) << "\n";
     } else if (r->found) {
       const Member pick = reportedMember(*r);
       std::cout << "best (the front's pick" << (r->snapped.reported ? ", its constants snapped" : "") << ": score "

@@ -13,6 +13,8 @@
 #include "cli/Exit.h"
 #include "driver/Engine.h"
 #include "fit/Optimizer.h"
+#include "search/Canon.h"
+#include "support/JsonText.h"
 #include "support/Plugin.h"
 
 namespace dmci::cli {
@@ -32,19 +34,43 @@ std::optional<std::filesystem::path> findPlugin(const std::string& file) {
 
 // Opens the plugin through the registries, as a run asking for what it provides would: an empty string when it
 // loads and registers every name it should, else why not.
+// The MPI plugin is only opened (its registration runs); MPI itself starts only under dmci search --mpi.
 std::string probe(const PluginDoc& p) {
-  for (const auto& name : p.provides) {
-    if (p.engine) {
-      if (auto e = engineNamed(name); !e) return e.error().message;
-    } else if (auto o = fit::optimizerNamed(name); !o) {
-      return o.error().message;
+  switch (p.kind) {
+    case PluginKind::Engine:
+      for (const auto& name : p.provides)
+        if (auto e = engineNamed(name); !e) return e.error().message;
+      return "";
+    case PluginKind::Optimizers:
+      for (const auto& name : p.provides)
+        if (auto o = fit::optimizerNamed(name); !o) return o.error().message;
+      return "";
+    case PluginKind::Canon: {
+      std::string backend = search::canonicalBackend();
+      return backend == p.provides.front() ? "" : backend;
     }
+    case PluginKind::Exchange:
+      return openPlugin(p.file, "the plugin " + p.file + " is not installed");
   }
-  return "";
+  return "unknown plugin kind";
+}
+
+const char* kindName(PluginKind k) {
+  switch (k) {
+    case PluginKind::Engine:
+      return "engine";
+    case PluginKind::Optimizers:
+      return "optimizers";
+    case PluginKind::Canon:
+      return "canonical form";
+    case PluginKind::Exchange:
+      return "island exchange";
+  }
+  return "?";
 }
 
 std::string provides(const PluginDoc& p) {
-  std::string out = p.engine ? "engine" : (p.provides.size() > 1 ? "optimizers" : "optimizer");
+  std::string out = p.kind == PluginKind::Optimizers && p.provides.size() == 1 ? "optimizer" : kindName(p.kind);
   for (size_t i = 0; i < p.provides.size(); ++i) out += (i ? ", " : " ") + p.provides[i];
   return out;
 }
@@ -68,7 +94,7 @@ int versionCommand(const Args& a) {
       json j;
       j["name"] = p.name;
       j["file"] = p.file;
-      j["kind"] = p.engine ? "engine" : "optimizers";
+      j["kind"] = kindName(p.kind);
       j["provides"] = p.provides;
       auto path = findPlugin(p.file);
       j["present"] = path.has_value();
@@ -82,7 +108,7 @@ int versionCommand(const Args& a) {
       plugins.push_back(j);
     }
     out["plugins"] = plugins;
-    std::cout << out.dump(2) << "\n";
+    std::cout << jsonText(out, 2) << "\n";
   } else {
     std::cout << versionText() << "\n";
     if (a.probe) {
@@ -102,10 +128,12 @@ int versionCommand(const Args& a) {
 
 const std::vector<PluginDoc>& knownPlugins() {
   static const std::vector<PluginDoc> plugins = {
-      {"tensor", "dmci-engine-tensor.so", true, {"tensor"}},
-      {"ceres", "dmci-optimizer-ceres.so", false, {"lm", "dogleg", "lbfgs", "bfgs"}},
-      {"pagmo", "dmci-optimizer-pagmo.so", false, {"de", "cmaes"}},
-      {"torch", "dmci-optimizer-torch.so", false, {"adam", "torch-lbfgs"}},
+      {"tensor", "dmci-engine-tensor.so", PluginKind::Engine, {"tensor"}},
+      {"ceres", "dmci-optimizer-ceres.so", PluginKind::Optimizers, {"lm", "dogleg", "lbfgs", "bfgs"}},
+      {"pagmo", "dmci-optimizer-pagmo.so", PluginKind::Optimizers, {"de", "cmaes"}},
+      {"torch", "dmci-optimizer-torch.so", PluginKind::Optimizers, {"adam", "torch-lbfgs"}},
+      {"ginac", "dmci-canon-ginac.so", PluginKind::Canon, {"ginac"}},
+      {"mpi", "dmci-search-mpi.so", PluginKind::Exchange, {"Open MPI"}},
   };
   return plugins;
 }

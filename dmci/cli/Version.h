@@ -11,11 +11,19 @@
 
 namespace dmci::cli {
 
-// A plugin the tool may open: its short name, its file, and the engine or optimizers it registers.
+// What a plugin adds to the tool.
+enum class PluginKind {
+  Engine,      // an engine for --engine
+  Optimizers,  // optimizers for dmci fit and dmci search
+  Canon,       // dmci search's algebraic canonical form (--canon algebra)
+  Exchange,    // dmci search's islands over MPI ranks (--mpi)
+};
+
+// A plugin the tool may open: its short name, its file, its kind and the names it registers.
 struct PluginDoc {
   std::string name, file;
-  bool engine = false;                // an engine plugin (else optimizers for dmci fit)
-  std::vector<std::string> provides;  // the engine's or the optimizers' names
+  PluginKind kind = PluginKind::Optimizers;
+  std::vector<std::string> provides;  // the engine's or the optimizers' names; what the others register as
 };
 const std::vector<PluginDoc>& knownPlugins();
 

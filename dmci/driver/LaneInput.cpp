@@ -12,6 +12,7 @@
 
 #include "driver/Program.h"
 #include "support/Csv.h"
+#include "support/JsonText.h"
 
 namespace dmci {
 namespace {
@@ -101,7 +102,7 @@ LaneBatch readJson(const std::string& path, const std::string& text) {
   }
   LaneBatch batch;
   auto numberAt = [&](const nlohmann::json& v, const std::string& where) {
-    if (!v.is_number()) fileError(path, 1, 1, where + ": expected a number, got " + v.dump());
+    if (!v.is_number()) fileError(path, 1, 1, where + ": expected a number, got " + jsonText(v));
     return v.get<double>();
   };
   if (j.is_object()) {

@@ -7,6 +7,7 @@
 
 #include "support/JsonNumber.h"
 #include "support/JsonParse.h"
+#include "support/JsonText.h"
 
 namespace dmci::fit {
 
@@ -122,7 +123,7 @@ std::string checkpointText(const FitState& s, const std::string& fingerprint) {
          {"finished", finished},
          {"curve", curve},
          {"optimizer", hex(s.optimizer)}};
-  return j.dump() + "\n";
+  return jsonText(j) + "\n";
 }
 
 Result<FitState> readCheckpoint(const std::string& path, const std::string& fingerprint) {

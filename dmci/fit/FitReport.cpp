@@ -8,6 +8,7 @@
 #include "fit/Svg.h"
 #include "support/AtomicFile.h"
 #include "support/JsonNumber.h"
+#include "support/JsonText.h"
 
 namespace dmci::fit {
 
@@ -92,7 +93,7 @@ std::string bestTraceJsonl(const Fitted& fitted, const FitResult& r) {
         {"holdout_loss", p.holdout ? jsonNumber(*p.holdout) : nlohmann::ordered_json(nullptr)},
         {"params", params},
         {"literals", literals}};
-    out += line.dump() + "\n";
+    out += jsonText(line) + "\n";
   }
   return out;
 }

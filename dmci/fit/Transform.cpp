@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "support/JsonNumber.h"
+#include "support/JsonText.h"
 
 namespace dmci::fit {
 
@@ -82,9 +83,9 @@ std::string Transform::text() const {
       return "unit";
     case Interval: {
       std::string s = "[";
-      s += jsonNumber(lo).dump();
+      s += jsonText(jsonNumber(lo));
       s += ",";
-      s += jsonNumber(hi).dump();
+      s += jsonText(jsonNumber(hi));
       return s + "]";
     }
   }

@@ -5,6 +5,7 @@
 
 #include "prims/PrimTable.h"
 #include "support/JsonNumber.h"
+#include "support/JsonText.h"
 #include "syntax/Datum.h"
 
 namespace dmci {
@@ -135,7 +136,7 @@ json toJson(const Runtime& rt, const Value& v, int depth) {
 
 std::string writeValue(const Runtime& rt, const Value& v) { return write(rt, v, 0); }
 
-std::string valueJson(const Runtime& rt, const Value& v) { return toJson(rt, v, 0).dump(); }
+std::string valueJson(const Runtime& rt, const Value& v) { return jsonText(toJson(rt, v, 0)); }
 
 nlohmann::ordered_json tensorJson(int rank, int rows, int cols, const double* data) {
   json out = json::array();

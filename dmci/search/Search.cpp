@@ -23,6 +23,7 @@
 #include "search/ExternalProposer.h"
 #include "search/Probe.h"
 #include "search/SearchState.h"
+#include "support/JsonText.h"
 
 namespace dmci::search {
 
@@ -643,7 +644,7 @@ std::string proposerPrompt(const Task& task, const SearchSettings& s, const std:
       {"data", {{"rows", task.data->rows()}, {"columns", columns}, {"first_rows", sample}}},
       {"best", bestJson},
       {"failures", failuresJson(failures)}};
-  return j.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  return jsonText(j) + "\n";
 }
 
 const Member& picked(const SearchResult& r) { return r.front.at(r.pick.index); }

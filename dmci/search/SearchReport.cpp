@@ -8,6 +8,7 @@
 #include "fit/Svg.h"
 #include "support/AtomicFile.h"
 #include "support/JsonNumber.h"
+#include "support/JsonText.h"
 
 namespace dmci::search {
 
@@ -194,13 +195,14 @@ Result<bool> writeSearchOutputs(const std::string& dir, const SearchResult& r, c
   progress.series.push_back(line);
   ojson frontJson = searchJson(r, info)["pareto"];
   nlohmann::json archive = nlohmann::json::array();  // sorted keys, no times: one search, one text
-  for (const auto& m : r.archive) archive.push_back(nlohmann::json::parse(memberJson(m).dump()));
-  const std::string archiveText = nlohmann::json{{"archive", archive}, {"evaluations", r.evaluations}}.dump(
-      -1, ' ', false, nlohmann::json::error_handler_t::replace);
-  const std::pair<const char*, std::string> files[] = {
-      {"best.scm", bestProgram(r, info)},        {"front.md", frontMarkdown(r, info)},
-      {"front.json", frontJson.dump(1) + "\n"},  {"front.svg", fit::svgChart(front)},
-      {"progress.svg", fit::svgChart(progress)}, {"archive.json", archiveText + "\n"}};
+  for (const auto& m : r.archive) archive.push_back(nlohmann::json::parse(jsonText(memberJson(m))));
+  const std::string archiveText = jsonText(nlohmann::json{{"archive", archive}, {"evaluations", r.evaluations}});
+  const std::pair<const char*, std::string> files[] = {{"best.scm", bestProgram(r, info)},
+                                                       {"front.md", frontMarkdown(r, info)},
+                                                       {"front.json", jsonText(frontJson, 1) + "\n"},
+                                                       {"front.svg", fit::svgChart(front)},
+                                                       {"progress.svg", fit::svgChart(progress)},
+                                                       {"archive.json", archiveText + "\n"}};
   for (const auto& [name, text] : files)
     if (auto ok = writeFileAtomically((fs::path(dir) / name).string(), text); !ok) return ok.error();
   return true;

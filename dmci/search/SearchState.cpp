@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "support/JsonParse.h"
+#include "support/JsonText.h"
 
 namespace dmci::search {
 
@@ -171,7 +172,7 @@ std::string stateText(const State& st, const std::string& fingerprint) {
             {"proposer_failures", failuresJson(st.proposerFailures)},
             {"proposer", {st.proposer.calls, st.proposer.failedCalls, st.proposer.programs, st.proposer.scored}},
             {"stop", st.stop}};
-  return j.dump(1, ' ', false, json::error_handler_t::replace) + "\n";
+  return jsonText(j, 1) + "\n";
 }
 
 Result<bool> loadStateText(State& st, const std::string& text, const std::string& path,
@@ -249,7 +250,7 @@ std::string reportsText(const std::vector<IslandReport>& reports, const json& ra
                    {"duplicates", r.duplicates},
                    {"algebraic_keys", r.algebraicKeys}});
   }
-  return json{{"rank", rank}, {"reports", all}}.dump(-1, ' ', false, json::error_handler_t::replace);
+  return jsonText(json{{"rank", rank}, {"reports", all}});
 }
 
 Result<std::vector<IslandReport>> loadReports(const std::string& text, json& rank) {

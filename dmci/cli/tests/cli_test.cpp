@@ -156,6 +156,19 @@ TEST_F(Cli, AProgramErrorWithJsonIsAnErrorObject) {
   EXPECT_EQ(j["error"]["kind"], "wrong-type") << o.out;
 }
 
+// A program whose bytes are not UTF-8 still gets its error as JSON: the byte is written as U+FFFD, the exit
+// status is the error's, and nothing aborts (nlohmann's plain dump throws on such a byte).
+TEST_F(Cli, AnErrorQuotingBytesThatAreNotUtf8IsStillJson) {
+  write("prog.scm", "(+ 1 \xff)");
+  for (const char* cmd : {"run prog.scm --json", "grad prog.scm --json"}) {
+    Outcome o = dmci(cmd);
+    EXPECT_EQ(o.code, 1) << cmd << "\n" << o.out << o.err;
+    auto j = nlohmann::json::parse(o.out);
+    ASSERT_TRUE(j.contains("error")) << o.out;
+    EXPECT_NE(j["error"]["message"].get<std::string>().find("\xef\xbf\xbd"), std::string::npos) << o.out;
+  }
+}
+
 }  // namespace
 
 // --- lanes from a file ---

@@ -74,8 +74,8 @@ TEST_F(Packaging, VersionNamesTheReleaseTheCommitTheApiAndThePluginsInTheBuild) 
   else
     EXPECT_NE(o.out.find(std::string("commit ") + DMCI_GIT_COMMIT), std::string::npos) << o.out;
   // The build folder has the plugins this build made, beside the tool.
-  for (const char* file :
-       {"dmci-engine-tensor.so", "dmci-optimizer-ceres.so", "dmci-optimizer-pagmo.so", "dmci-optimizer-torch.so"})
+  for (const char* file : {"dmci-engine-tensor.so", "dmci-optimizer-ceres.so", "dmci-optimizer-pagmo.so",
+                           "dmci-optimizer-torch.so", "dmci-canon-ginac.so", "dmci-search-mpi.so"})
     if (fs::exists(fs::path(DMCI_BINARY_DIR) / file)) {
       EXPECT_NE(o.out.find((fs::path(DMCI_BINARY_DIR) / file).lexically_normal().string()), std::string::npos)
           << file << "\n"
@@ -103,6 +103,8 @@ TEST_F(Packaging, AToolWithoutPluginsSaysSoAndAPluginThatDoesNotLoadFailsTheProb
   std::string out = dmci::testing::slurp(dir / "out.txt");
   EXPECT_NE(out.find("dmci-engine-tensor.so not installed"), std::string::npos) << out;
   EXPECT_NE(out.find("dmci-optimizer-ceres.so not installed"), std::string::npos) << out;
+  EXPECT_NE(out.find("dmci-canon-ginac.so not installed (canonical form ginac)"), std::string::npos) << out;
+  EXPECT_NE(out.find("dmci-search-mpi.so not installed (island exchange Open MPI)"), std::string::npos) << out;
   EXPECT_NE(out.find((dir / "plugins" / "dmci-optimizer-pagmo.so").string()), std::string::npos) << out;
 
   status = std::system(
@@ -113,7 +115,7 @@ TEST_F(Packaging, AToolWithoutPluginsSaysSoAndAPluginThatDoesNotLoadFailsTheProb
   EXPECT_EQ(j["version"], DMCI_RELEASE_VERSION);
   EXPECT_EQ(j["c_api"], DMCI_API_VERSION);
   EXPECT_EQ(j.contains("commit"), !std::string(DMCI_GIT_COMMIT).empty());
-  ASSERT_EQ(j["plugins"].size(), 4u);
+  ASSERT_EQ(j["plugins"].size(), 6u) << "tensor, ceres, pagmo, torch, ginac and mpi";
   for (const auto& p : j["plugins"]) {
     if (p["name"] == "pagmo") {
       EXPECT_TRUE(p["present"]);
