@@ -144,6 +144,23 @@ TEST_P(Lantern, DeepNonTailRecursionRunsInTime) {
   EXPECT_TRUE(test::close(test::gradientOf(ev, "x"), 6.0 * 10000 / 10001, 1e-12));
 }
 
+// A let* deeper than the lantern routes take is refused at once, at the position the expanded form keeps (the
+// let*'s); it overflowed the stack (exit 139) before. One level less runs and has the direct gradient.
+TEST_P(Lantern, AProgramNestedTooDeeplyIsAFormErrorAtItsPosition) {
+  auto letStar = [](int n) {
+    std::string src = "(let* ((x0 x)";
+    for (int i = 1; i < n; ++i) src += " (x" + std::to_string(i) + " (+ x" + std::to_string(i - 1) + " 1))";
+    return src + ") x" + std::to_string(n - 1) + ")";
+  };
+  Error e = evalErr(letStar(5000), GetParam(), {{"x", 1.0}});
+  EXPECT_EQ(e.kind, ErrorKind::Form) << e.str();
+  EXPECT_NE(e.str().find("nested too deeply for the lantern routes"), std::string::npos) << e.str();
+  EXPECT_EQ(e.pos.line, 1) << e.str();
+  Evaluation ev = evalOk(letStar(300), GetParam(), {{"x", 1.0}}, {"x"});
+  EXPECT_EQ(ev.value, 300.0);
+  EXPECT_EQ(test::gradientOf(ev, "x"), 1.0);
+}
+
 TEST_P(Lantern, ATensorValuedProgramIsTheSumOfItsEntries) {
   Evaluation direct = evalOk("(scale x (vec 1 2 x))", Route::Direct, {{"x", 0.5}}, {"x"});
   Evaluation ev = evalOk("(scale x (vec 1 2 x))", GetParam(), {{"x", 0.5}}, {"x"});
