@@ -214,7 +214,9 @@
             (rest (analyse-sequence (cdr ps))))
         (lambda (env) (first env) (rest env)))))
 
-;; The analysed program: a procedure of the seed's values, its free variables.
-(let ((run (analyse program))
-      (long (long? param-names)))
-  (lambda (param-values) (run (list (frame param-values long)))))
+;; The analysed program: a procedure of the seed's values, its free variables
+;; (the frame's layout chosen once, here, not at every call).
+(let ((run (analyse program)))
+  (if (long? param-names)
+      (lambda (param-values) (run (list (list->vector param-values))))
+      (lambda (param-values) (run (list param-values)))))
