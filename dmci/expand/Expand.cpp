@@ -13,8 +13,8 @@ namespace {
 bool isReservedName(const std::string& name) { return !name.empty() && name[0] == '%'; }
 
 bool isMutator(const std::string& name) {
-  static const std::unordered_set<std::string> kMutators = {
-      "set-car!", "set-cdr!", "vector-set!", "vector-fill!", "string-set!", "string-fill!", "list-set!"};
+  static const std::unordered_set<std::string> kMutators = {"set-car!", "set-cdr!", "string-set!", "string-fill!",
+                                                            "list-set!"};
   return kMutators.count(name) != 0;
 }
 

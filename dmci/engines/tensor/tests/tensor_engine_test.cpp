@@ -117,6 +117,19 @@ const std::vector<Case>& corpus() {
        {"x"},
        {{0.5, 1.5, 0.25, 3.0}}},
       {"apply_max", "(+ (apply max (list x 1 2)) (apply min x (list 1.5 2)))", {"x"}, {kX}},
+      // vector-set! on a vector made before a split, in each child's overlay (BatchMachine.cpp), an accumulator
+      // vector in a loop, and a vector-valued list read back after lanes split.
+      {"vector_set_after_split",
+       "(let ((v (make-vector 3 x))) (if (< x 1) (vector-set! v 0 (* x x)) (vector-set! v 1 (* 3 x)))"
+       " (vector-fill! v (+ x 1) 2) (+ (vector-ref v 0) (* 2 (vector-ref v 1)) (* 5 (vector-ref v 2))))",
+       {"x"},
+       {{0.5, 1.5, 0.25, 3.0}}},
+      {"vector_accumulator",
+       "(let ((acc (make-vector 2 0))) (do ((k 0 (+ k 1))) ((= k 5)) (vector-set! acc (modulo k 2)"
+       " (+ (vector-ref acc (modulo k 2)) (* x k)))) (if (< x 1) (vector-set! acc 0 (* x (vector-ref acc 0))) #f)"
+       " (* (vector-ref acc 0) (vector-ref acc 1)))",
+       {"x"},
+       {kX}},
       {"closure_env", "(define (adder n) (lambda (y) (+ y n x)))\n(* ((adder 3) x) ((adder x) 2))", {"x"}, {kX}},
   };
   return cases;
