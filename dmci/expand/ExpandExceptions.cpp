@@ -72,13 +72,12 @@ ExprPtr Expander::withLastHandler(ExprPtr program, const Datum& first, SrcPos at
   // The handler and `error` are library code (a <prelude...> position): a run-time error names the user's last
   // call, the raise or the error, not these.
   const SrcPos lib{internFile("<prelude:exceptions>"), at.line, at.col};
-  ExprPtr object = CoreExpr::app({prim("cons", lib), prim("error-object?", lib),
-                                  CoreExpr::app({prim("cons", lib), CoreExpr::ref("message", lib),
-                                                 CoreExpr::ref("irritants", lib)},
-                                                lib)},
-                                 lib);
-  ExprPtr error = CoreExpr::lambda({"message", "irritants"}, true, CoreExpr::app({prim("raise", lib), object}, lib),
-                                   lib, "error");
+  ExprPtr object = CoreExpr::app(
+      {prim("cons", lib), prim("error-object?", lib),
+       CoreExpr::app({prim("cons", lib), CoreExpr::ref("message", lib), CoreExpr::ref("irritants", lib)}, lib)},
+      lib);
+  ExprPtr error =
+      CoreExpr::lambda({"message", "irritants"}, true, CoreExpr::app({prim("raise", lib), object}, lib), lib, "error");
   ExprPtr last = CoreExpr::lambda({"condition"}, false, prim("raise", lib), lib, "handler");
   ExprPtr thunk = CoreExpr::lambda({}, false, CoreExpr::let({{"error", error}}, program, at), at, "program");
   return CoreExpr::app({prim("with-exception-handler", at), last, thunk}, at);

@@ -69,9 +69,10 @@ void addExceptionPrims(std::vector<Primitive>& t) {
   t.push_back({"with-exception-handler", 2, 2, nullptr, nullptr, kWithExceptionHandler, C,
                "(with-exception-handler handler thunk) (thunk) with handler called on what it raises", through,
                scheme});
-  t.push_back({"raise", 1, 1, nullptr, nullptr, kRaise, C,
-               "(raise obj) calls the current handler on obj; the run stops if the handler returns or none is installed",
-               "", scheme});
+  t.push_back(
+      {"raise", 1, 1, nullptr, nullptr, kRaise, C,
+       "(raise obj) calls the current handler on obj; the run stops if the handler returns or none is installed", "",
+       scheme});
   t.push_back({"raise-continuable", 1, 1, nullptr, nullptr, kRaiseContinuable, C,
                "(raise-continuable obj) the current handler's value on obj", through, scheme});
   t.push_back({"error-object?", 1, 1, nullptr, nullptr, kErrorObjectP, C,

@@ -160,6 +160,15 @@ void addVectorPrims(std::vector<Primitive>& t) {
   t.push_back({"vector-fill!", 2, 4, nullptr, nullptr, preludeSource("vector-fill!"), V,
                "(vector-fill! v x [start [end]]) makes x each element of v from start to end, by vector-set!", flows,
                laneUse(R::NoRule)});
+  t.push_back({"vector-copy!", 3, 5, nullptr, nullptr, preludeSource("vector-copy!"), V,
+               "(vector-copy! to at from [start [end]]) from's elements from start to end written into to from at",
+               flows, laneUse(R::NoRule)});
+  t.push_back({"string->vector", 1, 3, nullptr, nullptr, preludeSource("string->vector"), V,
+               "(string->vector s [start [end]]) a new vector of the characters of s from start to end", "",
+               laneUse(R::NoRule)});
+  t.push_back({"vector->string", 1, 3, nullptr, nullptr, preludeSource("vector->string"), V,
+               "(vector->string v [start [end]]) a new string of the characters of v from start to end", "",
+               laneUse(R::NoRule)});
   t.push_back({"vector-map", 2, -1, nullptr, nullptr, preludeSource("vector-map"), V,
                "(vector-map f v ...) the vector of f applied to the vectors' elements in turn; stops at the shortest",
                throughF, laneUse(R::NoRule)});

@@ -77,6 +77,22 @@ TEST_P(VectorMutation, VectorFillBangFillsItsRange) {
             2 * 2 * 1.5);
 }
 
+TEST_P(VectorMutation, VectorCopyBangCopiesARangeOverlappingRangesIncluded) {
+  const std::string digits = "(define (digits v) (fold-left (lambda (acc x) (+ (* 10 acc) x)) 0 (vector->list v))) ";
+  EXPECT_EQ(value(digits + "(define v (vector 1 2 3 4 5)) (vector-copy! v 1 #(6 7 8 9) 0 2) (digits v)"), 16745);
+  EXPECT_EQ(value(digits + "(define v (vector 1 2 3 4 5)) (vector-copy! v 1 v 0 2) (digits v)"), 11245);
+  EXPECT_EQ(value(digits + "(define v (vector 1 2 3 4 5)) (vector-copy! v 3 v 0 2) (digits v)"), 12312);
+  EXPECT_EQ(grad("(define v (make-vector 3 1)) (vector-copy! v 1 (vector x (* x x))) (apply * (vector->list v))",
+                 {{"x", 1.5}}, "x"),
+            3 * 1.5 * 1.5);
+}
+
+TEST_P(VectorMutation, StringsAndVectorsOfCharactersConvert) {
+  EXPECT_EQ(
+      value("(+ (vector-length (string->vector \"ABC\" 1)) (string-length (vector->string #(#\\1 #\\2 #\\3) 1 2)))"),
+      3);
+}
+
 TEST_P(VectorMutation, AnInPlaceSortGivesEachParameterTheWeightOfItsPosition) {
   const std::string src =
       "(define (sort! v) (let ((n (vector-length v))) (do ((i 0 (+ i 1))) ((= i n) v) "
@@ -96,6 +112,12 @@ TEST_P(VectorMutation, AnIndexOutOfRangeIsAnErrorAtTheCall) {
   EXPECT_EQ(where(e.pos), "2:8");
   EXPECT_NE(e.message.find("vector-set!: index 2 is out of range for a vector of length 2"), std::string::npos)
       << e.message;
+}
+
+TEST_P(VectorMutation, AVectorCopyBangPastTheEndIsAnErrorAtTheCall) {
+  Error e = evalErr("(define v (vector 1 2))\n  (vector-copy! v 1 #(7 8))", GetParam());
+  EXPECT_EQ(where(e.pos), "2:3");
+  EXPECT_NE(e.message.find("end 3 is out of range for a vector of length 2"), std::string::npos) << e.message;
 }
 
 TEST_P(VectorMutation, ALiteralVectorIsRefusedAtTheCall) {
