@@ -64,10 +64,12 @@ ExprPtr Expander::guard(const DatumPtr& d) {
 // its call), with `error` raising an error object: (error-object? message . irritants). A program may not also
 // use call/cc or reset/shift: a reset of theirs between a raise and its handler would catch the raise.
 ExprPtr Expander::withLastHandler(ExprPtr program, const Datum& first, SrcPos at) {
+  // A form (guard, reset, shift) is named by its head, a reference (raise, call/cc) by itself.
+  auto nameOf = [](const Datum& d) { return d.kind == DatumKind::List ? d.items[0]->text : d.text; };
   const Datum* other = firstCallCc_ ? firstCallCc_ : firstControl_;
   if (other)
-    fail(*other, other->text + ": a program that uses " + (first.kind == DatumKind::List ? "guard" : first.text) +
-                     " (line " + std::to_string(first.pos.line) + ") cannot use " + other->text +
+    fail(*other, nameOf(*other) + ": a program that uses " + nameOf(first) + " (line " +
+                     std::to_string(first.pos.line) + ") cannot use " + nameOf(*other) +
                      " too: a reset between a raise and its handler would catch the raise");
   // The handler and `error` are library code (a <prelude...> position): a run-time error names the user's last
   // call, the raise or the error, not these.

@@ -87,6 +87,14 @@ TEST(ExceptionsForms, AProgramWithGuardAndCallCcIsRefusedAtTheCallCc) {
   EXPECT_NE(e.message.find("cannot use call/cc too"), std::string::npos) << e.message;
 }
 
+TEST(ExceptionsForms, AProgramWithRaiseAndResetIsRefusedAtTheReset) {
+  Error e = evalErr("(define (f) (raise 'x))\n(+ (reset 1) 2)", Route::Direct);
+  EXPECT_EQ(e.kind, ErrorKind::Form);
+  EXPECT_EQ(where(e.pos), "2:4");
+  EXPECT_NE(e.message.find("reset: a program that uses raise (line 1) cannot use reset too"), std::string::npos)
+      << e.message;
+}
+
 TEST(ExceptionsForms, AMalformedGuardIsAnErrorAtTheForm) {
   Error e = evalErr("(+ 1\n (guard e 1))", Route::Direct);
   EXPECT_EQ(e.kind, ErrorKind::Form);
