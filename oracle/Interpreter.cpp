@@ -376,7 +376,11 @@ Value<Num> Interpreter<Num>::datum(const Datum& d) {
   }
   std::vector<Value<Num>> items;
   for (const auto& k : d.items) items.push_back(datum(*k));
-  if (d.kind == DatumKind::Vector) return heap_.vector(std::move(items));
+  if (d.kind == DatumKind::Vector) {
+    Value<Num> v = heap_.vector(std::move(items));
+    const_cast<VectorObj<Num>&>(v.vector()).literal = true;  // the heap's own, mutable object
+    return v;
+  }
   Value<Num> list = d.tail ? datum(*d.tail) : Value<Num>::nil();
   for (size_t k = items.size(); k-- > 0;) list = heap_.cons(items[k], list);
   return list;

@@ -73,6 +73,7 @@ struct Pair {
 template <class Num>
 struct VectorObj {
   std::vector<Value<Num>> items;
+  bool literal = false;  // a constant of the program's text, which vector-set! refuses
 };
 
 // One lexical scope's variables; the resolver knows each reference's (depth, index).

@@ -1,5 +1,7 @@
-// The vector primitives for the oracle's values: a vector is a heap object holding its elements. An index or a
-// bound is a discrete argument (a decision, as list-ref's index), so a perturbed run reads the seed's element.
+// The vector primitives for the oracle's values: a vector is a heap object holding its elements, which
+// vector-set! changes in place (the oracle's values are not on a tape: a perturbed run writes perturbed numbers). An
+// index or a bound is a discrete argument (a decision, as list-ref's index), so a perturbed run reads the seed's
+// element.
 #include <optional>
 #include <string>
 #include <vector>
@@ -71,6 +73,22 @@ V<Num> vectorRef(const PrimCall<Num>& c) {
   return xs[static_cast<size_t>(k)];
 }
 
+// (vector-set! v k x): x becomes element k of v, a mutable vector (a literal is refused, as on the engines).
+template <class Num>
+V<Num> vectorSet(const PrimCall<Num>& c) {
+  const auto& xs = elementsOf(c, 0);
+  long k = natural(c, 1);
+  if (k >= static_cast<long>(xs.size())) outOfRange(c.site, c.name, "index", k, xs.size());
+  auto& v = const_cast<VectorObj<Num>&>(c[0].vector());  // the heap's own, mutable object
+  if (v.literal)
+    throw DmciError(ErrorKind::Domain,
+                    "vector-set!: the vector is a literal constant, which cannot be changed (copy it first: "
+                    "(vector-copy #(...)))",
+                    c.site->pos);
+  v.items[static_cast<size_t>(k)] = c[2];
+  return V<Num>::nil();
+}
+
 template <class Num>
 V<Num> vectorToList(const PrimCall<Num>& c) {
   const auto& xs = elementsOf(c, 0);
@@ -115,6 +133,7 @@ void addVectorPrims(PrimRegistry<Num>& r) {
   r.add("vector?", isVector<Num>);
   r.add("vector-length", vectorLength<Num>);
   r.add("vector-ref", vectorRef<Num>);
+  r.add("vector-set!", vectorSet<Num>);
   r.add("vector->list", vectorToList<Num>);
   r.add("list->vector", listToVector<Num>);
   r.add("vector-copy", vectorCopy<Num>);

@@ -13,8 +13,8 @@ namespace {
 bool isReservedName(const std::string& name) { return !name.empty() && name[0] == '%'; }
 
 bool isMutator(const std::string& name) {
-  static const std::unordered_set<std::string> kMutators = {
-      "set-car!", "set-cdr!", "vector-set!", "vector-fill!", "string-set!", "string-fill!", "list-set!"};
+  static const std::unordered_set<std::string> kMutators = {"set-car!", "set-cdr!", "string-set!", "string-fill!",
+                                                            "list-set!"};
   return kMutators.count(name) != 0;
 }
 
@@ -76,7 +76,7 @@ const std::unordered_map<std::string, Expander::Handler>& Expander::keywords() {
       {"parameterize", &Expander::unsupported},
       {"delay", &Expander::unsupported},
       {"delay-force", &Expander::unsupported},
-      {"guard", &Expander::unsupported},
+      {"guard", &Expander::guard},
       {"cond-expand", &Expander::unsupported},
       {"include", &Expander::unsupported},
   };
@@ -320,6 +320,9 @@ ExprPtr Expander::variable(const DatumPtr& d) {
   if (!firstCallCc_ && n[0] == 'c' && !opts_.allowInternal &&
       (n == "call/cc" || n == "call-with-current-continuation") && !isBound(n))
     firstCallCc_ = d.get();
+  if (!firstException_ && (n[0] == 'r' || n[0] == 'w') && !opts_.allowInternal &&
+      (n == "raise" || n == "raise-continuable" || n == "with-exception-handler") && !isBound(n))
+    firstException_ = d.get();
   return CoreExpr::ref(n, d->pos);
 }
 
@@ -401,7 +404,6 @@ ExprPtr Expander::unsupported(const DatumPtr& d) {
   const std::string& name = d->items[0]->text;
   std::string why = name.find("syntax") != std::string::npos     ? "macros are outside the subset"
                     : name == "define-record-type"               ? "records are outside the subset"
-                    : name == "guard"                            ? "exceptions are outside the subset"
                     : name == "parameterize"                     ? "parameter objects are outside the subset"
                     : name == "cond-expand" || name == "include" ? "libraries are outside the subset"
                                                                  : "promises are outside the subset";
@@ -458,6 +460,7 @@ ExprPtr Expander::program(const std::vector<DatumPtr>& forms) {
     fail(*firstCallCc_, firstCallCc_->text + ": a program that uses reset or shift (line " +
                             std::to_string(firstControl_->pos.line) +
                             ") cannot use call/cc too: a reset between the call and the escape would catch it");
+  if (firstException_) out = withLastHandler(out, *firstException_, forms.front()->pos);
   return out;
 }
 

@@ -172,6 +172,10 @@ class Expander {
   ExprPtr strayUnquote(const DatumPtr& d);
   ExprPtr unsupported(const DatumPtr& d);
 
+  // Exceptions (ExpandExceptions.cpp).
+  ExprPtr guard(const DatumPtr& d);
+  ExprPtr withLastHandler(ExprPtr program, const Datum& first, SrcPos at);
+
   // Multiple values and case-lambda (ExpandValues.cpp).
   ExprPtr thunk(const DatumPtr& e);
   ExprPtr receiveInto(const DatumPtr& producer, const Datum& formalsDatum, const DatumPtr& form, size_t bodyFrom,
@@ -209,6 +213,9 @@ class Expander {
   // shift, not both: where each was first seen.
   const Datum* firstControl_ = nullptr;
   const Datum* firstCallCc_ = nullptr;
+  // The first guard, raise, raise-continuable or with-exception-handler (prims/Exceptions.cpp): the program then
+  // runs under a last handler, and its `error` raises an error object.
+  const Datum* firstException_ = nullptr;
   bool sawSet_ = false;  // a set! was expanded: the result needs assignment conversion
 };
 

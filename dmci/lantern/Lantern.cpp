@@ -58,6 +58,11 @@ const std::map<std::string, std::string>& rebound() {
       {"vector->list", "%l-vector->list"},
       {"vector-copy", "%l-vector-copy"},
       {"vector-fill", "%l-vector-fill"},
+      {"vector-set!", "%l-vector-set!"},
+      {"vector-fill!", "%l-vector-fill!"},
+      {"vector-copy!", "%l-vector-copy!"},
+      {"string->vector", "%l-string->vector"},
+      {"vector->string", "%l-vector->string"},
       {"make-vector", "%l-make-vector"},
       {"memv", "%l-memv"},
       {"memq", "%l-memq"},
@@ -203,8 +208,8 @@ class Literals {
     if (!hasNumber(*d)) return CoreExpr::constant(d, p);
     std::vector<ExprPtr> items;
     for (const auto& k : d->items) items.push_back(build(k, k->pos));
-    if (d->kind == DatumKind::Vector) {  // a vector literal holding numbers: (%vector leaf ...)
-      items.insert(items.begin(), ref("%vector", p));
+    if (d->kind == DatumKind::Vector) {  // a vector literal holding numbers: (%literal-vector leaf ...)
+      items.insert(items.begin(), ref("%literal-vector", p));
       return app(std::move(items), p);
     }
     ExprPtr tail = d->tail ? build(d->tail, d->tail->pos) : CoreExpr::constant(Datum::nil(p), p);

@@ -386,6 +386,12 @@
 (define (%l-vector-copy v . bounds) (apply vector-copy v (%l-primals bounds)))
 (define (%l-vector-fill v x . bounds) (apply vector-fill v x (%l-primals bounds)))
 (define (%l-make-vector k . fill) (apply make-vector (%l-primal k) fill))
+;; vector-set! stores the dual as it is: its cell's next version carries the value and its adjoint's path.
+(define (%l-vector-set! v k x) (vector-set! v (%l-primal k) x))
+(define (%l-vector-fill! v x . bounds) (apply vector-fill! v x (%l-primals bounds)))
+(define (%l-vector-copy! to at from . bounds) (apply vector-copy! to (%l-primal at) from (%l-primals bounds)))
+(define (%l-string->vector s . bounds) (apply string->vector s (%l-primals bounds)))
+(define (%l-vector->string v . bounds) (apply vector->string v (%l-primals bounds)))
 
 ;; A primitive the library does not differentiate: an error that says so, never a wrong gradient.
 (define (%l-not-covered name)

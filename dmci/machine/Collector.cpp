@@ -1,8 +1,9 @@
 // The machine's heap collector: a Cheney copy of what a run allocated, at calls.
 //
 // The heap is single-assignment, so a cell only ever points to older cells,
-// except a letrec* box, which is written after it is made (again when a continuation re-enters the
-// initialiser: lower/Control.cpp). Cells built
+// except a box (a letrec* or set! variable's), which is written after it is made (again when a continuation
+// re-enters the initialiser: lower/Control.cpp), and a vector's element, which vector-set! writes; both are cells
+// of the run (vector-set! refuses a literal vector, Materialise.h), copied with what they point to. Cells built
 // before the run (constants, the program as data, the evaluator's analysis of
 // it) therefore never point into the run's cells and are never moved: only
 // the run's own cells, above floor_, are copied. Numbers keep their tape slots,

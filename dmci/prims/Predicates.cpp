@@ -48,7 +48,7 @@ bool isEqual(const Runtime& rt, const Value& x, const Value& y) {
       todo.emplace_back(rt.cdr(a), rt.cdr(b));
       todo.emplace_back(rt.car(a), rt.car(b));
     } else if (a.tag == Tag::Vector) {
-      if (a.code != b.code) return false;
+      if (static_cast<int32_t>(a.code) != static_cast<int32_t>(b.code)) return false;  // lengths (Materialise.h)
       if (a.i == b.i) continue;
       for (int32_t k = static_cast<int32_t>(a.code) - 1; k >= 0; --k)
         todo.emplace_back(rt.vectorRef(a, k), rt.vectorRef(b, k));

@@ -32,6 +32,7 @@ void addMultipleValuesPrims(std::vector<Primitive>& t);  // prims/MultipleValues
 void addTextPrims(std::vector<Primitive>& t);            // prims/Text.cpp
 void addNumberPrims(std::vector<Primitive>& t);          // prims/Numbers.cpp
 void addContinuationPrims(std::vector<Primitive>& t);    // prims/Continuations.cpp
+void addExceptionPrims(std::vector<Primitive>& t);       // prims/Exceptions.cpp
 
 namespace {
 struct Table {
@@ -49,6 +50,7 @@ struct Table {
     addTextPrims(rows);
     addNumberPrims(rows);
     addContinuationPrims(rows);
+    addExceptionPrims(rows);
     for (size_t k = 0; k < rows.size(); ++k) byName.emplace(rows[k].name, static_cast<int>(k));
   }
 };

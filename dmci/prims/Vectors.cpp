@@ -3,14 +3,19 @@
 //
 // A vector of n elements is n consecutive heap cells (Value.h: Tag::Vector, i = the first cell, code = n), so
 // vector-ref is one read whatever the index. Elements are stored as they are: a number keeps its tape slot, so a
-// vector of parameters gets its gradient entry by entry. The heap is single-assignment, so there is no
-// vector-set! or vector-fill!: vector-fill gives a new vector (README, "Vectors").
+// vector of parameters gets its gradient entry by entry. vector-set! writes the next version of one element's
+// cell, as set! writes a box's (expand/Assign.cpp): reverse mode follows values, not cells, so each version keeps
+// the tape slot of the number written and a gradient through a mutated vector is exact with no store record on
+// the tape. A literal vector (made before the run, Materialise.h) is refused: R7RS makes changing one an error,
+// and the collector never scans cells older than the run (machine/Collector.cpp). vector-fill! is Scheme over
+// vector-set! (prelude.scm); vector-fill gives a new vector (README, "Vectors").
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "prims/Prelude.h"
 #include "prims/PrimTable.h"
+#include "runtime/Materialise.h"
 #include "syntax/Datum.h"
 
 namespace dmci {
@@ -46,6 +51,14 @@ std::pair<int32_t, int32_t> range(const Runtime& rt, const char* name, const Val
 
 Value vectorPrim(Runtime& rt, const Value* a, int n) { return rt.vector(a, n); }
 
+// A vector marked as a literal constant (Materialise.h): lantern's rebuilding of a vector literal whose numbers are
+// its dual leaves (lantern/Lantern.cpp), so vector-set! refuses it there as it does on the other routes.
+Value literalVector(Runtime& rt, const Value* a, int n) {
+  Value v = rt.vector(a, n);
+  v.code |= kLiteralVector;
+  return v;
+}
+
 Value isVector(Runtime&, const Value* a, int) { return Value::boolean(a[0].tag == Tag::Vector); }
 
 Value vectorLength(Runtime& rt, const Value* a, int) {
@@ -57,6 +70,19 @@ Value vectorRef(Runtime& rt, const Value* a, int) {
   int32_t k = naturalArg(rt, "vector-ref", a, 1);
   if (k >= lengthOf(v)) outOfRange("vector-ref", "index", k, lengthOf(v));
   return rt.vectorRef(v, k);
+}
+
+// (vector-set! v k x): element k's next version is x; the unspecified value ('(), as set!'s).
+Value vectorSet(Runtime& rt, const Value* a, int) {
+  const Value& v = vectorArg(rt, "vector-set!", a, 0);
+  int32_t k = naturalArg(rt, "vector-set!", a, 1);
+  if (k >= lengthOf(v)) outOfRange("vector-set!", "index", k, lengthOf(v));
+  if (v.code & kLiteralVector)
+    throw DmciError(ErrorKind::Domain,
+                    "vector-set!: the vector is a literal constant, which cannot be changed "
+                    "(copy it first: (vector-copy #(...)))");
+  rt.heap[static_cast<size_t>(v.i + k)] = a[2];
+  return Value::nil();
 }
 
 Value vectorToList(Runtime& rt, const Value* a, int argc) {
@@ -102,11 +128,17 @@ void addVectorPrims(std::vector<Primitive>& t) {
   const char* flows = "gradients flow through: elements keep their tape slots";
   t.push_back({"vector", 0, -1, vectorPrim, nullptr, nullptr, V, "(vector x ...) a new vector of the arguments", flows,
                laneUse(R::Nothing)});
+  t.push_back({"%literal-vector", 0, -1, literalVector, nullptr, nullptr, PrimFamily::Internal,
+               "(%literal-vector x ...) a new vector marked as a literal constant, which vector-set! refuses", flows,
+               laneUse(R::Nothing)});
   t.push_back({"vector?", 1, 1, isVector, nullptr, nullptr, V, "(vector? x) #t for a vector", "", laneUse(R::Nothing)});
   t.push_back({"vector-length", 1, 1, vectorLength, nullptr, nullptr, V,
                "(vector-length v) the number of elements of v", "", laneUse(R::Nothing)});
   t.push_back({"vector-ref", 2, 2, vectorRef, nullptr, nullptr, V,
                "(vector-ref v k) element k (from 0) of v, in constant time", flows, laneUse(R::Arguments)});
+  t.push_back({"vector-set!", 3, 3, vectorSet, nullptr, nullptr, V,
+               "(vector-set! v k x) makes x element k of v (its cell's next version); a literal vector is refused",
+               flows, laneUse(R::Nothing)});
   t.push_back({"vector->list", 1, 3, vectorToList, nullptr, nullptr, V,
                "(vector->list v [start [end]]) a new list of the elements of v from start to end", flows,
                laneUse(R::Arguments)});
@@ -123,9 +155,20 @@ void addVectorPrims(std::vector<Primitive>& t) {
                "(make-vector k [fill]) a new vector of k elements, each fill (0 when omitted)", flows,
                laneUse(R::NoRule)});
   t.push_back({"vector-fill", 2, 4, nullptr, nullptr, preludeSource("vector-fill"), V,
-               "(vector-fill v x [start [end]]) a new vector: v with the elements from start to end replaced by x "
-               "(no vector-fill!: the heap is single-assignment)",
+               "(vector-fill v x [start [end]]) a new vector: v with the elements from start to end replaced by x",
                flows, laneUse(R::NoRule)});
+  t.push_back({"vector-fill!", 2, 4, nullptr, nullptr, preludeSource("vector-fill!"), V,
+               "(vector-fill! v x [start [end]]) makes x each element of v from start to end, by vector-set!", flows,
+               laneUse(R::NoRule)});
+  t.push_back({"vector-copy!", 3, 5, nullptr, nullptr, preludeSource("vector-copy!"), V,
+               "(vector-copy! to at from [start [end]]) from's elements from start to end written into to from at",
+               flows, laneUse(R::NoRule)});
+  t.push_back({"string->vector", 1, 3, nullptr, nullptr, preludeSource("string->vector"), V,
+               "(string->vector s [start [end]]) a new vector of the characters of s from start to end", "",
+               laneUse(R::NoRule)});
+  t.push_back({"vector->string", 1, 3, nullptr, nullptr, preludeSource("vector->string"), V,
+               "(vector->string v [start [end]]) a new string of the characters of v from start to end", "",
+               laneUse(R::NoRule)});
   t.push_back({"vector-map", 2, -1, nullptr, nullptr, preludeSource("vector-map"), V,
                "(vector-map f v ...) the vector of f applied to the vectors' elements in turn; stops at the shortest",
                throughF, laneUse(R::NoRule)});

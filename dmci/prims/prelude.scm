@@ -1,5 +1,6 @@
 ;;; prelude.scm -- the library procedures written in Scheme: map, for-each, filter, assoc, member, fold-left,
-;;; fold-right, reduce, and for vectors make-vector, vector-fill, vector-map, vector-for-each. Each takes a procedure argument, which a native primitive cannot call, so each is a
+;;; fold-right, reduce, and for vectors make-vector, vector-fill, vector-fill!, vector-copy!, string->vector,
+;;; vector->string, vector-map, vector-for-each. Each takes a procedure argument, which a native primitive cannot call, so each is a
 ;;; definition that the linker (lower/LinkPrelude) wraps around a program that uses it; the direct route and
 ;;; mce.scm then run the same code and differentiate through it the same way.
 ;;;
@@ -93,8 +94,8 @@
                 (if (%<= n zero) (%list->vector acc) (build (%- n one) (%cons x acc))))))
         (%error "make-vector: argument 1 must be a non-negative integer, got" k))))
 
-;; (vector-fill v x [start [end]]): a new vector, v with the elements from start to end replaced by x (the heap
-;; is single-assignment, so there is no vector-fill! that changes v).
+;; (vector-fill v x [start [end]]): a new vector, v with the elements from start to end replaced by x (v is left
+;; as it was; vector-fill! below changes v).
 (define (vector-fill v x . bounds)
   (if (if (%pair? bounds) (if (%pair? (%cdr bounds)) (%pair? (%cddr bounds)) #f) #f)
       (%error "vector-fill: expects 2 to 4 arguments, got" (%length (%cons v (%cons x bounds))))
@@ -106,6 +107,32 @@
             (if (%< k zero)
                 (%list->vector acc)
                 (build (%- k one) (%cons (if (if (%>= k start) (%< k end) #f) x (%vector-ref v k)) acc))))))))
+
+;; (vector-fill! v x [start [end]]): x becomes each element of v from start to end, one vector-set! each (whose
+;; errors name it: a literal vector, an index out of range).
+(define (vector-fill! v x . bounds)
+  (if (if (%pair? bounds) (if (%pair? (%cdr bounds)) (%pair? (%cddr bounds)) #f) #f)
+      (%error "vector-fill!: expects 2 to 4 arguments, got" (%length (%cons v (%cons x bounds))))
+      (let ((n (%vector-length v)) (one (%length '(#t))))
+        (let ((start (if (%null? bounds) (%length '()) (%car bounds)))
+              (end (if (if (%null? bounds) #t (%null? (%cdr bounds))) n (%cadr bounds))))
+          (%vector-copy v start end)  ; for its checks of v, start and end only
+          (let fill ((k start))
+            (if (%< k end) (begin (%vector-set! v k x) (fill (%+ k one))) '()))))))
+
+;; (vector-copy! to at from [start [end]]): from's elements from start to end written into to from index at, one
+;; vector-set! each; they are read first, so a range of to copied onto itself copies what was there.
+(define (vector-copy! to at from . bounds)
+  (if (if (%pair? bounds) (if (%pair? (%cdr bounds)) (%pair? (%cddr bounds)) #f) #f)
+      (%error "vector-copy!: expects 3 to 5 arguments, got" (%length (%cons to (%cons at (%cons from bounds)))))
+      (let ((items (%apply %vector->list (%cons from bounds))) (one (%length '(#t))))
+        (%vector-copy to at (%+ at (%length items)))  ; for its checks of to, at and the room from at
+        (let copy ((k at) (xs items))
+          (if (%pair? xs) (begin (%vector-set! to k (%car xs)) (copy (%+ k one) (%cdr xs))) '())))))
+
+;; (string->vector s [start [end]]) and (vector->string v [start [end]]): through lists.
+(define (string->vector s . bounds) (%list->vector (%apply %string->list (%cons s bounds))))
+(define (vector->string v . bounds) (%list->string (%apply %vector->list (%cons v bounds))))
 
 ;; (vector-map f v ...): f on the vectors' elements in turn, through the lists of their elements.
 (define (vector-map f v . vs)

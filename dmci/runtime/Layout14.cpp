@@ -39,7 +39,7 @@ Layout14 toLayout14(const Runtime& rt, const Value& v) {
     case Tag::Pair:
       return tagged(Layout14Tag::Pair, v.i, v.i + 1);
     case Tag::Vector:
-      return tagged(Layout14Tag::Pair, v.i, -1, static_cast<double>(v.code));
+      return tagged(Layout14Tag::Pair, v.i, -1, static_cast<double>(static_cast<int32_t>(v.code)));
     case Tag::String:
       return tagged(Layout14Tag::String, v.i);
     case Tag::Closure:

@@ -38,7 +38,9 @@ Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
       std::vector<Value> items;
       items.reserve(d.items.size());
       for (const auto& k : d.items) items.push_back(materialise(rt, *k, leaves, cellPos));
-      return rt.vector(items.data(), static_cast<int32_t>(items.size()));
+      Value v = rt.vector(items.data(), static_cast<int32_t>(items.size()));
+      v.code |= kLiteralVector;
+      return v;
     }
   }
   return Value::nil();

@@ -7,6 +7,10 @@
 
 namespace dmci {
 
+// Set in the `code` of a vector built here (code's low 32 bits are its length): a literal constant, made before
+// the run, which vector-set! refuses (R7RS: an error to modify a literal; the collector never scans such cells).
+constexpr int64_t kLiteralVector = int64_t{1} << 32;
+
 // A numeric literal that is a differentiable leaf: its tape slot and its source position.
 struct Literal {
   int32_t slot;

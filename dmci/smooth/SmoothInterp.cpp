@@ -941,10 +941,32 @@ const CoreExpr* firstAssignment(const CoreExpr& root) {
   return nullptr;
 }
 
+// The first reference to vector-set! or vector-fill! (or their %-names), or null: a vector that a program changes
+// holds what is written into it, which the dependence analysis does not follow through the vector's aliases.
+const CoreExpr* firstVectorWrite(const CoreExpr& root) {
+  static const std::set<std::string> names = {"vector-set!", "%vector-set!", "vector-fill!", "%vector-fill!"};
+  std::vector<const CoreExpr*> todo{&root};
+  while (!todo.empty()) {
+    const CoreExpr* e = todo.back();
+    todo.pop_back();
+    if (e->kind == CoreKind::Ref && names.count(e->name)) return e;
+    for (auto it = e->kids.rbegin(); it != e->kids.rend(); ++it) todo.push_back(it->get());
+    for (auto it = e->bindings.rbegin(); it != e->bindings.rend(); ++it) todo.push_back(it->second.get());
+    if (e->body) todo.push_back(e->body.get());
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 ExprPtr smoothProgram(const ExprPtr& core, const std::vector<std::string>& params, const SmoothSettings& s,
                       SiStats* stats) {
+  if (const CoreExpr* write = firstVectorWrite(*core))
+    throw DmciError(ErrorKind::Usage,
+                    "--smooth si: the program changes a vector with " + write->name +
+                        ", whose writes smooth interpretation's dependence analysis does not follow; use "
+                        "--smooth-mode mc (pgo or reinforce)",
+                    write->pos);
   SiStats local;
   SiStats& st = stats ? *stats : local;
   ExprPtr out = core;

@@ -120,6 +120,11 @@ char arithmeticOperator(int id) {
 void Recorder::applied(int id, const Value* args, int argc, Value& result) {
   if (!t_.replayable()) return;
   const Primitive& p = prim(id);
+  // vector-set! moves a value into a cell: nothing to record, unless the cell it picks depends on a leaf (a lane
+  // with another index would read other cells later, which the trace's data flow cannot follow).
+  static const int vectorSet = primId("vector-set!");
+  if (id == vectorSet && argc > 1 && dependent(args[1]))
+    return fail("vector-set! at an index that depends on a parameter");
   if (p.lanes.reads == LaneReads::Nothing || p.lanes.reads == LaneReads::NoRule) return;
   bool dep = false, depTensor = false, anyTensor = result.tag == Tag::Tensor;
   for (int k = 0; k < argc; ++k) {

@@ -2,6 +2,8 @@
 #include "engines/tensor/BatchMachine.h"
 
 #include <algorithm>
+#include <cmath>
+#include <unordered_map>
 
 #include "machine/ErrorPosition.h"
 #include "machine/Instructions.h"
@@ -87,11 +89,46 @@ std::vector<GroupEnd> BatchMachine::drain() {
 
 void BatchMachine::runGroup(Group& g) {
   rt_.userNode = g.userNode;
+  lay(g);
   try {
     loop(g);
   } catch (const DmciError& e) {
     fail(g, e);
   }
+  lift();
+}
+
+// The group's overlay on the heap, what it covers kept in under_.
+void BatchMachine::lay(const Group& g) {
+  for (const auto& [addr, v] : g.boxes) {
+    under_.emplace_back(addr, rt_.heap[static_cast<size_t>(addr)]);
+    rt_.heap[static_cast<size_t>(addr)] = v;
+  }
+}
+
+// The heap as the ancestors left it, for the next group (a split's children carry the overlay in `boxes`).
+void BatchMachine::lift() {
+  for (auto it = under_.rbegin(); it != under_.rend(); ++it) rt_.heap[static_cast<size_t>(it->first)] = it->second;
+  under_.clear();
+}
+
+// A copy of v's pairs and vectors in fresh cells, for a group's value that reaches cells lift() will restore.
+Value BatchMachine::detach(const Value& v) {
+  std::unordered_map<int32_t, Value> copied;
+  auto copy = [&](auto& self, const Value& x) -> Value {
+    if (x.tag != Tag::Pair && x.tag != Tag::Vector) return x;
+    if (auto it = copied.find(x.i); it != copied.end()) return it->second;
+    const int32_t n = x.tag == Tag::Pair ? 2 : static_cast<int32_t>(x.code);
+    Value out = x;
+    out.i = rt_.alloc(n);
+    copied.emplace(x.i, out);
+    for (int32_t k = 0; k < n; ++k) {
+      Value item = self(self, rt_.heap[static_cast<size_t>(x.i + k)]);
+      rt_.heap[static_cast<size_t>(out.i + k)] = item;
+    }
+    return out;
+  };
+  return copy(copy, v);
 }
 
 void BatchMachine::fail(Group& g, const DmciError& e) {
@@ -122,7 +159,7 @@ bool BatchMachine::complete(Group& g, const Value& v, Completion c) {
   if (g.frames.empty()) {
     GroupEnd end;
     end.set = g.set;
-    end.value = v;
+    end.value = under_.empty() ? v : detach(v);
     end.firstLane = store_.firstLane(g.set);
     ends_.push_back(std::move(end));
     return false;
@@ -174,8 +211,53 @@ void BatchMachine::writeBox(Group& g, int32_t at, const Value& v) {
   g.boxes.emplace_back(at, v);
 }
 
-// mce.scm's box primitives see the group's overlay; every other primitive goes to applyPrim.
+// A vector element an ancestor made: written in the overlay and laid on the heap at once.
+void BatchMachine::writeCell(Group& g, int32_t at, const Value& v) {
+  if (static_cast<size_t>(at) >= g.heapFloor) {
+    rt_.heap[static_cast<size_t>(at)] = v;
+    return;
+  }
+  auto it = std::find_if(g.boxes.begin(), g.boxes.end(), [&](const auto& b) { return b.first == at; });
+  if (it == g.boxes.end()) {
+    under_.emplace_back(at, rt_.heap[static_cast<size_t>(at)]);
+    g.boxes.emplace_back(at, v);
+  } else {
+    it->second = v;
+  }
+  rt_.heap[static_cast<size_t>(at)] = v;
+}
+
+// vector-set!: the native rule's checks and write, the write then moved into the overlay when an ancestor made
+// the vector. A per-lane index must be one number for the whole group.
+Outcome BatchMachine::vectorSet(Group& g, const Value* a, int argc) {
+  Value args[3] = {a[0], a[1], a[2]};
+  if (LaneStore::isLane(rt_, args[1])) {
+    const double k = store_.hydrate(rt_, args[1], g.set, 0).num;
+    for (int64_t pos = 1; pos < store_.size(g.set); ++pos)
+      if (store_.hydrate(rt_, args[1], g.set, pos).num != k)
+        throw DmciError(ErrorKind::Domain,
+                        "vector-set!: the index differs between the lanes of a batch (the tensor engine writes one "
+                        "element for a group of lanes; run this program with --engine native or replay)");
+    args[1] = Value::real(k);
+  }
+  const bool inRange = args[0].tag == Tag::Vector && args[1].isNumber() && args[1].num >= 0 &&
+                       args[1].num < static_cast<int32_t>(args[0].code) && args[1].num == std::floor(args[1].num);
+  const int32_t at = inRange ? args[0].i + static_cast<int32_t>(args[1].num) : -1;
+  const Value before = inRange ? rt_.heap[static_cast<size_t>(at)] : Value();
+  Value result = prim(primId("vector-set!")).forward(rt_, args, argc);  // throws on a wrong argument
+  if (at >= 0 && static_cast<size_t>(at) < g.heapFloor) {
+    const Value written = rt_.heap[static_cast<size_t>(at)];
+    rt_.heap[static_cast<size_t>(at)] = before;
+    writeCell(g, at, written);
+  }
+  return Outcome::of(result);
+}
+
+// mce.scm's box primitives see the group's overlay, vector-set! writes into it; every other primitive goes to
+// applyPrim.
 Outcome BatchMachine::primCall(Group& g, int id, const Value* a, int argc) {
+  static const int vectorSetId = primId("vector-set!");
+  if (id == vectorSetId && argc == 3) return vectorSet(g, a, argc);
   const LaneKernel kernel = prim(id).lanes.kernel;
   if (kernel == LaneKernel::BoxSet && a[0].tag == Tag::Box) {
     writeBox(g, a[0].i, a[1]);

@@ -7,8 +7,9 @@
 // result differs between the lanes of a group (a per-lane comparison, most
 // often), the group splits into one group per result and each continues; a
 // work queue runs groups until all have ended. Groups share the single-assignment heap: a group only reaches cells
-// its ancestors or it made, and a box that an ancestor made is
-// written in the writing group's own overlay.
+// its ancestors or it made, and a box or a vector element that an ancestor made is
+// written in the writing group's own overlay. While a group runs, its overlay's vector elements are laid on the
+// heap (so every primitive that reads a vector sees them) and lifted off when it stops.
 #pragma once
 #include <cstdint>
 #include <utility>
@@ -51,7 +52,7 @@ class BatchMachine {
     std::vector<Frame> frames;
     int32_t block = -1, pc = 0, base = 0, env = -1;
     size_t heapFloor = 0;                          // cells below it were made by ancestors
-    std::vector<std::pair<int32_t, Value>> boxes;  // ancestors' boxes this group has written
+    std::vector<std::pair<int32_t, Value>> boxes;  // ancestors' boxes and vector cells this group has written
     int32_t userNode = -1, userCallBlock = -1, userCallPc = 0;
     uint64_t steps = 0;
   };
@@ -73,6 +74,8 @@ class BatchMachine {
   std::vector<GroupEnd> ends_;
   int64_t firstFailedLane_ = -1;
   BatchStats stats_;
+  // The heap cells below the running group's floor that hold its overlay, with what they held before.
+  std::vector<std::pair<int32_t, Value>> under_;
 
   void begin();
   std::vector<GroupEnd> drain();
@@ -87,6 +90,11 @@ class BatchMachine {
   Outcome primCall(Group& g, int id, const Value* args, int argc);
   Value readBox(const Group& g, int32_t at) const;
   void writeBox(Group& g, int32_t at, const Value& v);
+  Outcome vectorSet(Group& g, const Value* args, int argc);
+  void writeCell(Group& g, int32_t at, const Value& v);
+  void lay(const Group& g);
+  void lift();
+  Value detach(const Value& v);
 };
 
 }  // namespace dmci::lanes

@@ -212,6 +212,22 @@ TEST(SmoothSi, AForkInAProgramWithSetIsRefusedAtTheSet) {
   EXPECT_NE(run.error().message.find("set!"), std::string::npos) << run.error().message;
 }
 
+// A vector that vector-set! writes holds what is written, through every alias of it, which the dependence analysis
+// does not follow: si refuses a program that names vector-set! (or vector-fill!) at the name, fork or not.
+TEST(SmoothSi, AProgramThatWritesAVectorIsRefusedAtTheName) {
+  Program p = parse("(define v (vector 0))\n(vector-set! v 0 x)\n(max (vector-ref v 0) 0)");
+  SmoothSettings s;
+  s.sigma = 0.5;
+  try {
+    smoothProgram(p.core(), {"x"}, s);
+    ADD_FAILURE() << "smoothProgram took a program with vector-set!";
+  } catch (const DmciError& e) {
+    EXPECT_EQ(e.error().pos.line, 2);
+    EXPECT_EQ(e.error().pos.col, 2);
+    EXPECT_NE(e.error().message.find("vector-set!"), std::string::npos) << e.error().message;
+  }
+}
+
 // A procedure stored in a list escapes: its parameters may receive a parameter's value, so its test is smoothed;
 // one mapped over data alone stays crisp.
 TEST(SmoothSi, AnEscapingProcedureIsSmoothedAndOneMappedOverDataIsNot) {

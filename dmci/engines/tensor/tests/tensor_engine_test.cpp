@@ -117,6 +117,19 @@ const std::vector<Case>& corpus() {
        {"x"},
        {{0.5, 1.5, 0.25, 3.0}}},
       {"apply_max", "(+ (apply max (list x 1 2)) (apply min x (list 1.5 2)))", {"x"}, {kX}},
+      // vector-set! on a vector made before a split, in each child's overlay (BatchMachine.cpp), an accumulator
+      // vector in a loop, and a vector-valued list read back after lanes split.
+      {"vector_set_after_split",
+       "(let ((v (make-vector 3 x))) (if (< x 1) (vector-set! v 0 (* x x)) (vector-set! v 1 (* 3 x)))"
+       " (vector-fill! v (+ x 1) 2) (+ (vector-ref v 0) (* 2 (vector-ref v 1)) (* 5 (vector-ref v 2))))",
+       {"x"},
+       {{0.5, 1.5, 0.25, 3.0}}},
+      {"vector_accumulator",
+       "(let ((acc (make-vector 2 0))) (do ((k 0 (+ k 1))) ((= k 5)) (vector-set! acc (modulo k 2)"
+       " (+ (vector-ref acc (modulo k 2)) (* x k)))) (if (< x 1) (vector-set! acc 0 (* x (vector-ref acc 0))) #f)"
+       " (* (vector-ref acc 0) (vector-ref acc 1)))",
+       {"x"},
+       {kX}},
       {"closure_env", "(define (adder n) (lambda (y) (+ y n x)))\n(* ((adder 3) x) ((adder x) 2))", {"x"}, {kX}},
   };
   return cases;
@@ -259,6 +272,9 @@ TEST_P(TensorErrors, MatchNativeKindMessageAndPosition) {
       {"(list x)", {"x"}, {{1}}},
       {"(if (< x 2) (apply +) x)", {"x"}, {{3, 1.5}}},
       {"(cdr (assoc x (list (cons 1 2) 5) =))", {"x"}, {{3, 4}}},
+      // vector-set! with a per-lane index that is one number in every lane, then out of range, then of a literal.
+      {"(define v (vector 1 2))\n(vector-set! v (* 0 x) x)\n(vector-set! v 2 x)", {"x"}, {{1, 2}}},
+      {"(define v #(1 2))\n(if (< x 2) (vector-set! v 0 x) x)", {"x"}, {{3, 1}}},
   };
   for (const auto& c : cases) {
     Error t = tensorError(c.src, GetParam(), c.params, c.lanes);
@@ -293,6 +309,16 @@ TEST_P(TensorErrors, ALaneOfAnotherShapeIsThatLanesErrorAsNatives) {
     EXPECT_EQ(t.message.rfind("lane 2: the lanes' values must have one shape", 0), 0u) << t.message;
     EXPECT_EQ(t.pos.str(), n.error().pos.str()) << src;
   }
+}
+
+// A group writes one element for all its lanes: an index that differs between them is an error that says so (the
+// native engine runs each lane alone, and writes each its own element).
+TEST_P(TensorErrors, AVectorSetWhoseIndexDiffersBetweenLanesSaysSo) {
+  Error t = tensorError("(define v (vector 1 2))\n(vector-set! v x 0)\n(vector-ref v 0)", GetParam(), {"x"}, {{0, 1}});
+  EXPECT_EQ(t.kind, ErrorKind::Domain);
+  EXPECT_NE(t.message.find("vector-set!: the index differs between the lanes of a batch"), std::string::npos)
+      << t.message;
+  EXPECT_EQ(test::where(t.pos), "2:1");
 }
 
 INSTANTIATE_TEST_SUITE_P(Routes, TensorErrors, ::testing::Values(Route::Direct, Route::Dmci));
