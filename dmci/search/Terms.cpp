@@ -1,11 +1,11 @@
-// The sparse-regression stage: the library, the whole library's Gauss-Newton fit through the program, the beam
+// The sparse-regression stage: the library, the whole library's Levenberg-Marquardt fit through the program, the beam
 // over subsets on the linear model there, the candidates written back into the seed.
 #include "search/Terms.h"
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <functional>
+#include <map>
 #include <set>
 
 #include "driver/Program.h"
@@ -202,35 +202,45 @@ std::optional<LibraryFit> fitLibrary(const Task& task, const ScoreSettings& scor
     });
   };
   if (!at(theta)) return std::nullopt;
-  // Gauss-Newton on the whole library, with a small ridge (its columns are far from independent).
-  for (int step = 0; step < e.steps; ++step) {
-    std::vector<size_t> rows = finiteRows(r, jac, m);
-    if (rows.size() < r.size() / 2) break;
+  // Levenberg-Marquardt on the whole library (its columns normalised, so the damping is relative; far from
+  // independent, so it never vanishes): a step that does no better is taken back and the damping raised.
+  auto linearAt = [&](const std::vector<size_t>& rows) {
     std::vector<double> minusR(r.size());
     for (size_t i = 0; i < r.size(); ++i) minusR[i] = -r[i];
-    Linear lin = linearModel(jac, minusR, rows, m);
-    double trace = 0;
-    for (size_t j = 0; j < m; ++j) trace += lin.gram[j * m + j];
+    return linearModel(jac, minusR, rows, m);
+  };
+  std::vector<size_t> rows = finiteRows(r, jac, m);
+  Linear lin = linearAt(rows);
+  double damping = 1e-8;
+  for (int step = 0, tries = 0; step < e.steps && tries < 4 * e.steps && damping < 1e6; ++tries) {
+    if (rows.size() < r.size() / 2) break;
     std::vector<double> a = lin.gram, delta = lin.g;
-    for (size_t j = 0; j < m; ++j) a[j * m + j] += 1e-8 * trace / static_cast<double>(m) + 1e-300;
-    if (!cholesky(a, delta, m)) break;
+    for (size_t j = 0; j < m; ++j) a[j * m + j] += damping;
+    if (!cholesky(a, delta, m)) {
+      damping *= 100;
+      continue;
+    }
     std::vector<double> next = theta;
     for (size_t j = 0; j < m; ++j)
       if (lin.norm[j] > 0) next[j] += delta[j] / lin.norm[j];
     double before = 0, after = 0;
     for (size_t i : rows) before += r[i] * r[i];
     std::vector<double> keepR = r, keepJ = jac;
-    if (!at(next)) break;
-    std::vector<size_t> now = finiteRows(r, jac, m);
-    for (size_t i : rows) after += std::isfinite(r[i]) ? r[i] * r[i] : INFINITY;
-    if (!(after < before) || now.size() < rows.size()) {  // no better: the last point stays
+    bool ran = static_cast<bool>(at(next));
+    std::vector<size_t> now = ran ? finiteRows(r, jac, m) : std::vector<size_t>{};
+    if (ran)
+      for (size_t i : rows) after += std::isfinite(r[i]) ? r[i] * r[i] : INFINITY;
+    if (!ran || !(after < before) || now.size() < rows.size()) {  // no better: back to the last point
       r = std::move(keepR), jac = std::move(keepJ);
-      break;
+      damping *= 100;
+      continue;
     }
-    theta = std::move(next);
+    theta = std::move(next), rows = std::move(now), lin = linearAt(rows);
+    damping = std::max(1e-10, damping / 10);
+    ++step;
+    if (after <= 1e-24 * lin.bb) break;
   }
   // The linear model at theta: residual(c) ~ r + J (c - theta), so the target of J c is J theta - r.
-  std::vector<size_t> rows = finiteRows(r, jac, m);
   if (rows.size() < 2) return std::nullopt;
   std::vector<double> b(r.size(), 0);
   for (size_t i : rows) {

@@ -8,10 +8,10 @@
 //               each two variables sin(v - w), cos(v - w) and every product of a factor of v and one of w. A term's
 //               shape constants (the k, the 1 of 1 + v) are literals: the candidate's fit moves them.
 //   linearize   the program with the edited expression replaced by sum_j c_j T_j (the c_j named parameters, from
-//               0), fitted by a few Gauss-Newton steps on the exact Jacobian of its residuals in c (fit/Model.h):
-//               through the rest of the program as written (an integrator, a recursion), so that no derivative of
-//               the data is ever estimated. At that fit the residuals are linear in c to first order: the columns
-//               of the Jacobian are the terms as the program sees them.
+//               0), fitted by a few Levenberg-Marquardt steps on the exact Jacobian of its residuals in c
+//               (fit/Model.h): through the rest of the program as written (an integrator, a recursion), so that no
+//               derivative of the data is ever estimated. At that fit the residuals are linear in c to first order: the
+//               columns of the Jacobian are the terms as the program sees them.
 //   select      subsets of at most `size` terms, by a beam over the linear model (a subset's least squares on the
 //               normalised columns, its Gram matrix's block): for each subset size the best `perSize` subsets.
 //   candidates  sum_j c_j T_j of each subset, its c_j started at the subset's least-squares values: scored by the
@@ -31,11 +31,11 @@
 namespace dmci::search {
 
 struct TermSettings {
-  int size = 4;          // the most terms in a candidate (0: no stage)
-  int perSize = 4;       // candidates of each size
-  int beam = 1000;       // subsets kept at each size past three (every subset of up to three is tried)
+  int size = 4;           // the most terms in a candidate (0: no stage)
+  int perSize = 4;        // candidates of each size
+  int beam = 1000;        // subsets kept at each size past three (every subset of up to three is tried)
   size_t maxTerms = 400;  // the library's most terms (the products are cut first)
-  int steps = 3;          // Gauss-Newton steps of the whole library's fit
+  int steps = 8;          // Levenberg-Marquardt steps of the whole library's fit (at most four times as many runs)
 };
 
 // The library's terms over `vars`, in order (the constant first). Each is an expression without its coefficient.
