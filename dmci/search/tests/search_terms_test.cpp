@@ -1,7 +1,5 @@
 // The sparse-regression stage (search/Terms.h): its library, its sums, and the law of a rate found through an
 // integrator that the search does not edit (--edit), with no derivative in the data, the same for any --jobs.
-#include "search/Terms.h"
-
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +10,7 @@
 #include "fit/Literals.h"
 #include "search/Canon.h"
 #include "search/Search.h"
+#include "search/Terms.h"
 
 namespace {
 
@@ -114,7 +113,8 @@ TEST(SearchTerms, TheStageFindsARateThroughAnIntegratorItDoesNotEdit) {
   std::set<uint64_t> seen;
   auto fresh = [&](const Candidate& c) { return seen.insert(canonicalHash(c.value(), 2)).second; };
   uint64_t evaluations = 0;
-  std::vector<Member> best = termStage(d.task, ScoreSettings{}, e, seed, {"x", "y"}, fresh, scorer(d.task, evaluations), 5);
+  std::vector<Member> best =
+      termStage(d.task, ScoreSettings{}, e, seed, {"x", "y"}, fresh, scorer(d.task, evaluations), 5);
   ASSERT_FALSE(best.empty());
   EXPECT_LT(best[0].score, 1e-5) << printForms(best[0].candidate.forms);
   EXPECT_LE(best.size(), 5u);
