@@ -222,7 +222,7 @@ class Trajectories(unittest.TestCase):
     def test_rows_follow_the_trajectories(self):
         p = PROBLEMS["strogatz_lv2"]  # y' = y (2 - x - y): s is y, o is x
         rows = problems.trajectory_rows(p, 0, 1)
-        self.assertEqual(len(rows), 4 * 97)  # four trajectories of 100 samples: 97 rows with om o0 o1 o2 each
+        self.assertEqual(len(rows), 4 * 93)  # four trajectories of 100 samples: rows from sample 5 to 97
         same = 0
         for a, b in zip(rows, rows[1:]):
             if b[1] == a[2]:  # the same trajectory: the next row starts where this one ends
@@ -230,7 +230,8 @@ class Trajectories(unittest.TestCase):
                 self.assertEqual(b[0], a[6])
                 self.assertEqual(b[2], a[3])
                 self.assertEqual(b[3], a[4])
-        self.assertEqual(same, 4 * 96)
+        self.assertEqual(same, 4 * 92)
+        self.assertEqual(len(problems.trajectory_rows(p, 0, 1, settle=1)), 4 * 97)
         self.assertTrue(all(r[5] == 0.1 for r in rows))
         self.assertEqual(rows, problems.trajectory_rows(p, 0, 1))
         self.assertNotEqual(rows, problems.trajectory_rows(p, 0.01, 1))
