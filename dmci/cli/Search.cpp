@@ -67,6 +67,7 @@ struct SearchArgs {
   double pickWindow = 1.5, pickFloor = 1e-9, snapTolerance = 0.01;
   int enumerate = 4;               // --enumerate SIZE (0: off)
   uint64_t enumerateLimit = 1000;  // --enumerate-limit N
+  int terms = -1;                  // --terms K (0: off; -1: 4 with --edit, else off)
   bool noSnap = false, noProbe = false;
   bool json = false, quiet = false;
   std::string out, resume;
@@ -226,6 +227,8 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
   if (a.enumerate < 0) throw UsageError{"--enumerate: a size of at least 0 (0: no enumeration)"};
   s.snap = !a.noSnap, s.snapping.tolerance = a.snapTolerance, s.probe = !a.noProbe;
   s.enumerate = a.enumerate, s.enumerateLimit = a.enumerateLimit;
+  if (a.terms < -1) throw UsageError{"--terms: at least 0 (0: no sparse regression)"};
+  s.terms = a.terms >= 0 ? a.terms : a.edit.empty() ? 0 : 4;
   std::string dir = !a.out.empty() ? a.out : a.resume;
   if (!dir.empty()) s.stateFile = (std::filesystem::path(dir) / "state.json").string();
   if (!a.resume.empty()) {
@@ -240,7 +243,7 @@ SearchSettings settingsOf(const SearchArgs& a, const Task& task, const std::stri
                       a.maxDepth, static_cast<int>(a.noGradient), a.smoothStages, static_cast<int>(a.smoothDea),
                       static_cast<int>(a.noProbe), a.enumerate})
     all += "\x1f" + std::to_string(x);
-  all += "\x1f" + std::to_string(a.enumerateLimit);
+  all += "\x1f" + std::to_string(a.enumerateLimit) + "\x1f" + std::to_string(s.terms);
   all += "\x1f" + std::to_string(a.seed) + "\x1f" + a.engine;
   char buf[20];
   std::snprintf(buf, sizeof buf, "%016zx", std::hash<std::string>{}(all));
@@ -507,6 +510,13 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                   "more) and then products and sums of each two variables' best chains (each an evaluation of the "
                   "budget); the best seed the islands (0: no enumeration)")
       ->capture_default_str();
+  cmd->add_option(
+         "--terms", a.terms,
+         "before the first generation, sums of at most K terms of a library (1, x, x^2, x^3, 1/x, sin x, cos x, "
+         "x/(1+x), x/(k+x^2), sin(x-y), products of two...) picked by sparse regression on the exact Jacobian "
+         "of the whole program, then fitted and scored as any candidate (0: off; default 4 with --edit, "
+         "else 0)")
+      ->check(CLI::Range(0, 8));
   cmd->add_option("--enumerate-limit", a.enumerateLimit,
                   "the most forms --enumerate scores, and at most a third of --evals (so --resume with more --evals "
                   "ends where the uninterrupted search does only when both parts reached this limit)")

@@ -23,6 +23,7 @@
 #include "search/ExternalProposer.h"
 #include "search/Probe.h"
 #include "search/SearchState.h"
+#include "search/Terms.h"
 #include "support/JsonText.h"
 
 namespace dmci::search {
@@ -313,6 +314,7 @@ class Loop {
     for (size_t i = 1; i < n; ++i)
       if (st_.islands[i].members.empty()) st_.islands[i].members = st_.islands[0].members;
     if (s_.enumerate > 0 && s_.edit.empty()) enumerate();
+    if (s_.terms > 0) terms();
     decide(s_.stopRequested && s_.stopRequested->load());
     if (st_.stop.empty()) askExternal();
     return true;
@@ -557,6 +559,25 @@ class Loop {
       return out;
     };
     std::vector<Member> seeds = enumerateStage(t_, e, seed_.params, fresh, score);
+    for (size_t k = 0; k < seeds.size(); ++k) join(st_.islands[k % st_.islands.size()], seeds[k]);
+  }
+
+  // The sparse regression over a library of terms (search/Terms.h), on rank 0 in the first generation after the
+  // enumeration: its candidates are scored as children are, its best members join the islands in turn.
+  void terms() {
+    TermSettings e;
+    e.size = s_.terms;
+    auto fresh = [&](const Candidate& c) { return st_.seen.insert(keyOf(c, s_, st_.algebraicKeys)).second; };
+    uint64_t slot = 0;
+    auto score = [&](const std::vector<Candidate>& cs) {
+      std::vector<Pending> batch;
+      for (const auto& c : cs) batch.push_back({c, 0, false, fitSeed(s_.seed, kFirstGeneration, 2, slot++)});
+      std::vector<Score> scores = scoreAll(batch);
+      std::vector<std::optional<Member>> out(batch.size());
+      for (size_t k = 0; k < batch.size(); ++k) out[k] = account(outcome(batch[k], scores[k]), ++st_.evaluations);
+      return out;
+    };
+    std::vector<Member> seeds = termStage(t_, s_.score, e, seed_, s_.grammar.vars, fresh, score, 12);
     for (size_t k = 0; k < seeds.size(); ++k) join(st_.islands[k % st_.islands.size()], seeds[k]);
   }
 

@@ -62,7 +62,8 @@ struct SearchSettings {
   bool probe = true;                   // the power-law probe's programs join the first generation (search/Probe.h)
   int enumerate = 4;                   // small forms up to this size scored before it (search/Enumerate.h; 0: off)
   uint64_t enumerateLimit = 1000;      // the most forms the stage scores, and at most a third of `evals`
-  bool snap = true;                    // snap the pick's constants to simple forms at the end (search/Snap.h)
+  int terms = 0;     // the most terms of the sparse regression's sums before it (search/Terms.h; 0: off)
+  bool snap = true;  // snap the pick's constants to simple forms at the end (search/Snap.h)
   SnapSettings snapping;
   IslandExchange* exchange = nullptr;                // the ranks (nullptr: one process)
   const std::atomic<bool>* stopRequested = nullptr;  // set (by a signal): end after the epoch, checkpointed

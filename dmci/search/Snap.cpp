@@ -32,6 +32,16 @@ std::vector<SimpleConstant> makeTable() {
   for (int q = 1; q <= 12; ++q)
     for (int p = 1; p <= 24 * q; ++p)
       if (std::gcd(p, q) == 1) add(static_cast<double>(p) / q, ratio(p, q), p + q);
+  // Short decimals a law writes as such, of one or two significant digits (0.05, 0.075, 0.0025; not 0.102): p/q for
+  // q of 20 to 1000 dividing a power of ten, simplicity p + q (past every form above of its size).
+  auto shortDecimal = [](int p, int q) {
+    int n = 1000 / q * p;  // the value in thousandths (q divides 1000)
+    while (n % 10 == 0) n /= 10;
+    return n < 100;
+  };
+  for (int q : {20, 25, 40, 50, 100, 125, 200, 250, 500, 1000})
+    for (int p = 1; p < 100; ++p)
+      if (std::gcd(p, q) == 1 && shortDecimal(p, q)) add(static_cast<double>(p) / q, ratio(p, q), p + q);
   for (int q = 1; q <= 6; ++q)
     for (int p = 1; p <= 12; ++p) {
       if (std::gcd(p, q) != 1) continue;

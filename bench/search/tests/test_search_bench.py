@@ -222,20 +222,42 @@ class Trajectories(unittest.TestCase):
     def test_rows_follow_the_trajectories(self):
         p = PROBLEMS["strogatz_lv2"]  # y' = y (2 - x - y): s is y, o is x
         rows = problems.trajectory_rows(p, 0, 1)
-        self.assertEqual(len(rows), 4 * 98)  # four trajectories of 100 samples: 98 rows with o0 o1 o2 each
+        self.assertEqual(len(rows), 4 * 93)  # four trajectories of 100 samples: rows from sample 5 to 97
+        same = 0
         for a, b in zip(rows, rows[1:]):
             if b[1] == a[2]:  # the same trajectory: the next row starts where this one ends
-                self.assertEqual(b[0], a[5])
+                same += 1
+                self.assertEqual(b[0], a[6])
                 self.assertEqual(b[2], a[3])
-        self.assertTrue(all(r[4] == 0.1 for r in rows))
+                self.assertEqual(b[3], a[4])
+        self.assertEqual(same, 4 * 92)
+        self.assertEqual(len(problems.trajectory_rows(p, 0, 1, settle=1)), 4 * 97)
+        self.assertTrue(all(r[5] == 0.1 for r in rows))
         self.assertEqual(rows, problems.trajectory_rows(p, 0, 1))
         self.assertNotEqual(rows, problems.trajectory_rows(p, 0.01, 1))
 
     def test_the_seed_edits_only_f_and_reads_the_law_in_x_and_y(self):
-        for name, call in (("strogatz_lv1", "(f s (other u o0 o1 o2))"), ("strogatz_lv2", "(f (other u o0 o1 o2) s)")):
+        for name, call in (("strogatz_lv1", "(f s (other u om o0 o1 o2))"),
+                           ("strogatz_lv2", "(f (other u om o0 o1 o2) s)")):
             seed = problems.trajectory_seed(PROBLEMS[name], "a")
             self.assertIn("(define (f x y) a)", seed)
             self.assertIn(call, seed)
+
+    def test_the_seed_takes_four_steps_and_reads_the_other_state_off_the_cubic(self):
+        # The cubic's weights as the seed writes them: exact on cubics through the samples at -1, 0, 1 and 2.
+        p = PROBLEMS["strogatz_lv1"]
+        seed = problems.trajectory_seed(p, "a")
+        self.assertIn("(step (step (step (step s 0) 0.25) 0.5) 0.75)", seed)
+        self.assertIn("(define (step s u) (rk4 s u 0.25 om o0 o1 o2 h))", seed)
+        self.assertIn("(* om (/ -1 6) u (- u 1) (- u 2)) (* o0 0.5 (+ u 1) (- u 1) (- u 2))", seed)
+        self.assertIn("(* o1 -0.5 (+ u 1) u (- u 2)) (* o2 (/ 1 6) (+ u 1) u (- u 1))", seed)
+
+        def other(u, om, o0, o1, o2):
+            return (om * (-1 / 6) * u * (u - 1) * (u - 2) + o0 * 0.5 * (u + 1) * (u - 1) * (u - 2)
+                    + o1 * -0.5 * (u + 1) * u * (u - 2) + o2 * (1 / 6) * (u + 1) * u * (u - 1))
+        for u in (0, 0.25, 0.5, 1, 2, -1):
+            self.assertAlmostEqual(other(u, 1.0, 1.5, 2.0, 2.5), 1.5 + 0.5 * u, places=12)
+            self.assertAlmostEqual(other(u, -1.0, 0.0, 1.0, 8.0), u ** 3, places=12)
 
     def test_the_edited_body_is_read_back(self):
         program = "(define (f x y) (* x (- 3 (+ x (* 2 y)))))\n(define (g u) (+ u 1))\n(g 2)"

@@ -357,6 +357,30 @@ TEST_F(SearchCli, EditChangesOnlyTheNamedDefinitionAndFitsThroughTheRest) {
   EXPECT_EQ(program.rfind("(define (rate v) ", 0), 0u) << program;
 }
 
+// --terms K: the sparse regression's sums, here without --edit (where it is off unless asked): y = 2 + 1.5 x - 0.5 x z,
+// three terms of the library, is scored in the first generation; a K past 8 is refused.
+TEST_F(SearchCli, TermsFindsASumOfLibraryTermsAndRefusesABadSize) {
+  std::string csv = "x,z,y\n";
+  for (int i = 0; i < 60; ++i) {
+    double x = 0.1 + 0.05 * i, z = std::fmod(0.37 * i, 2);
+    char line[120];
+    std::snprintf(line, sizeof line, "%.17g,%.17g,%.17g\n", x, z, 2 + 1.5 * x - 0.5 * x * z);
+    csv += line;
+  }
+  write("sum.csv", csv);
+  write("a.scm", "a\n");
+  const std::string base =
+      "search --data sum.csv --target y --seed-program a.scm --jobs 1 --enumerate 0 --no-probe --evals 30 --json ";
+  Outcome o = dmci(base + "--terms 3");
+  ASSERT_EQ(o.code, 0) << o.err;
+  json best = json::parse(o.out).at("best");
+  EXPECT_LT(best.at("holdout_rmse").get<double>(), 1e-6) << best.dump();
+  EXPECT_NE(best.at("program").get<std::string>().find("(* x z)"), std::string::npos) << best.dump();
+  Outcome bad = dmci(base + "--terms 9");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--terms"), std::string::npos) << bad.err;
+}
+
 // A bad --edit is a usage error at the seed's file:line:col: a name it does not define (its first line), a
 // variable's definition or a body of two forms (the definition's place).
 TEST_F(SearchCli, ABadEditIsAUsageErrorAtTheSeedsPlace) {

@@ -337,6 +337,22 @@ TEST(SearchSnap, TheSimplestFormNearAConstantComesFirst) {
   EXPECT_TRUE(simpleConstantsNear(1234.5678, 1e-6).empty());
 }
 
+TEST(SearchSnap, AShortDecimalIsAFormAfterTheSimplerOnesNearIt) {
+  // 0.05 and 0.075 (Strogatz's glider and predator-prey laws) have no p/q with q up to 12: 1/20 and 3/40 do.
+  auto forms = [](double x) {
+    std::vector<std::string> out;
+    for (const auto& c : simpleConstantsNear(x, 0.01)) out.push_back(print(c.form));
+    return out;
+  };
+  std::vector<std::string> near = forms(-0.0500001);
+  ASSERT_GE(near.size(), 2u);
+  EXPECT_EQ(near[0], "(- (exp -3))");  // e^-3 = 0.0498 is simpler, and within 1%
+  EXPECT_EQ(near[1], "(/ -1 20)");
+  EXPECT_EQ(forms(0.0750002).front(), "(/ 3 40)");
+  EXPECT_EQ(forms(0.5000001).front(), "(/ 1 2)");                   // the small rationals keep their place
+  for (const auto& f : forms(-0.101)) EXPECT_NE(f, "(/ -51 500)");  // three significant digits are no short decimal
+}
+
 // y = K t^2 on 40 rows, one in four held out.
 struct Quadratic {
   fit::DataTable data;
