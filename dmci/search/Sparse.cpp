@@ -244,8 +244,10 @@ std::vector<Candidate> sparseCandidates(const Task& task, const SparseSettings& 
       std::vector<const Term*> ts;
       for (size_t i : use) ts.push_back(&terms[i]);
       Expr l = sum(ts, coef);
-      if (h == "inverse") l = call("/", {std::move(l)});
-      else if (!h.empty()) l = call(h, {std::move(l)});
+      if (h == "inverse")
+        l = call("/", {std::move(l)});
+      else if (!h.empty())
+        l = call(h, {std::move(l)});
       emit(Candidate{{std::move(l)}, {}});
     }
   }

@@ -17,8 +17,8 @@
 //               them, from there, as every literal)
 //
 // The solves are normal equations on unit-scaled columns with a ridge of 1e-9, so that a set of dependent columns
-// (a ratio whose top and bottom share a factor) still solves (a start for the loop's fit, not its result). Everything is
-// in a fixed order, so the batch is the same for any --jobs.
+// (a ratio whose top and bottom share a factor) still solves (a start for the loop's fit, not its result). Everything
+// is in a fixed order, so the batch is the same for any --jobs.
 #pragma once
 #include <cstdint>
 #include <functional>

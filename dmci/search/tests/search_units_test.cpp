@@ -209,6 +209,18 @@ TEST(SearchUnits, ProgramsAreWrittenBackInTheUsersVariables) {
   Reduction n = reduce("theta,D,0,0,0,0,0,\nf,D,0,0,0,0,0,\n", {"theta"}, "f");
   auto sin = readForms("(sin theta)", "t");
   EXPECT_EQ(print(expandCandidate(Candidate{*sin, {}}, n).value()), "(sin theta)");
+  // A square root: M's variables that its content reads go under it, squared: an even power always (q1² here,
+  // r's power is below 0 and stays outside)...
+  auto root = readForms("(sqrt (+ 1 (* pi1 pi1)))", "t");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, c).value()),
+            "(* (/ 1 (* epsilon r r)) (sqrt (* (expt q1 4) (+ 1 (* (/ q2 q1) (/ q2 q1))))))");
+  // ...an odd one only for a variable positive on the data: a distance x sqrt(1 + (y/x)²) is sqrt(x² (1 + ...)).
+  Reduction d = reduce("x,Length,1,0,0,0,0,\ny,Length,1,0,0,0,0,\nL,Length,1,0,0,0,0,\n", {"x", "y"}, "L");
+  ASSERT_EQ(print(monomialExpr(d.vars, d.monomial)), "x");
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, d, {"x"}).value()),
+            "(sqrt (* (* x x) (+ 1 (* (/ y x) (/ y x)))))");
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, d).value()), "(* x (sqrt (+ 1 (* (/ y x) (/ y x)))))");
 }
 
 TEST(SearchUnits, RatiosAreTurnedToStayMostlyBelowOne) {
