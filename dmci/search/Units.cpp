@@ -592,13 +592,14 @@ Candidate expandCandidate(const Candidate& c, const Reduction& r, const std::set
   std::vector<Rational> outside = r.monomial;
   if (g.head() == "sqrt" && g.items.size() == 2) {
     // M's variables that the root's content reads go under the root, squared, where that holds on the data
-    // (an even power, or a variable positive on every row): x1 sqrt(1 - 2 x2/x1 + ...) is sqrt(x1² (1 - ...)).
+    // (an even power, or a variable positive on every row; a power below 0 as well): x1 sqrt(1 - 2 x2/x1 + ...) is
+    // sqrt(x1² (1 - ...)), sqrt(ω² d²/c² - π²)/d is sqrt(ω²/c² - π²/d²).
     std::vector<Rational> inside(r.vars.size());
     auto reads = symbolsOf(g.items[1]);
     bool any = false;
     for (size_t i = 0; i < r.vars.size() && i < outside.size(); ++i) {
       const Rational e = outside[i];
-      if (!e.isInteger() || e.num <= 0 || std::find(reads.begin(), reads.end(), r.vars[i]) == reads.end()) continue;
+      if (!e.isInteger() || e.num == 0 || std::find(reads.begin(), reads.end(), r.vars[i]) == reads.end()) continue;
       if (e.num % 2 != 0 && !positive.count(r.vars[i])) continue;
       inside[i] = Rational(2 * e.num), outside[i] = Rational(0), any = true;
     }

@@ -209,8 +209,8 @@ TEST(SearchUnits, ProgramsAreWrittenBackInTheUsersVariables) {
   Reduction n = reduce("theta,D,0,0,0,0,0,\nf,D,0,0,0,0,0,\n", {"theta"}, "f");
   auto sin = readForms("(sin theta)", "t");
   EXPECT_EQ(print(expandCandidate(Candidate{*sin, {}}, n).value()), "(sin theta)");
-  // A square root: M's variables that its content reads go under it, squared: an even power always (q1² here,
-  // r's power is below 0 and stays outside)...
+  // A square root: M's variables that its content reads go under it, squared: an even power always (q1² here;
+  // epsilon and r, which the content does not read, stay outside)...
   auto root = readForms("(sqrt (+ 1 (* pi1 pi1)))", "t");
   ASSERT_TRUE(root);
   EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, c).value()),
@@ -221,6 +221,10 @@ TEST(SearchUnits, ProgramsAreWrittenBackInTheUsersVariables) {
   EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, d, {"x"}).value()),
             "(sqrt (* (* x x) (+ 1 (* (/ y x) (/ y x)))))");
   EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, d).value()), "(* x (sqrt (+ 1 (* (/ y x) (/ y x)))))");
+  // A power below 0 as well: (1/x) sqrt(1 + (y/x)²) is sqrt((1 + (y/x)²)/x²).
+  Reduction inv = reduce("x,Length,1,0,0,0,0,\ny,Length,1,0,0,0,0,\nk,Wavenumber,-1,0,0,0,0,\n", {"x", "y"}, "k");
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, inv, {"x"}).value()),
+            "(sqrt (* (/ 1 (* x x)) (+ 1 (* (/ y x) (/ y x)))))");
 }
 
 TEST(SearchUnits, RatiosAreTurnedToStayMostlyBelowOne) {
