@@ -141,15 +141,26 @@ std::vector<Member> enumerateStage(const Task& task, const EnumerateSettings& e,
   scale = task.train.empty() || !(scale > 0) || !std::isfinite(scale) ? 1.5 : scale / task.train.size();
   if (scale == std::round(scale)) scale *= 1 + 0x1p-20;  // an integer literal would key as a structure
 
-  std::vector<Candidate> first = chainCandidates(task, e, scale, fresh);
+  std::vector<Member> members;
+  EnumerateSettings chains = e;
+  if (e.sparse > 0) {
+    SparseSettings s;
+    s.maxTerms = e.sparse;
+    std::vector<Candidate> sparse = sparseCandidates(task, s, fresh, e.limit ? e.limit / 4 : 0);
+    for (auto& c : sparse) c.params = params;
+    for (const auto& m : score(sparse))
+      if (m) members.push_back(*m);
+    if (e.limit && sparse.size() >= e.limit) chains.size = 0;  // the budget is spent (0 would mean no limit)
+    if (e.limit) chains.limit = e.limit - std::min<uint64_t>(e.limit, sparse.size());
+  }
+  std::vector<Candidate> first = chainCandidates(task, chains, scale, fresh);
   for (auto& c : first) c.params = params;
   std::vector<std::optional<Member>> scored = score(first);
-  uint64_t left = e.limit ? (e.limit > first.size() ? e.limit - first.size() : 0) : 0;
-  std::vector<Member> members;
+  uint64_t left = chains.limit ? (chains.limit > first.size() ? chains.limit - first.size() : 0) : 0;
   for (const auto& m : scored)
     if (m) members.push_back(*m);
-  if (!e.limit || left > 0) {
-    std::vector<Candidate> pairs = pairCandidates(task, e, scale, first, scored, fresh, left);
+  if (chains.size > 0 && (!chains.limit || left > 0)) {
+    std::vector<Candidate> pairs = pairCandidates(task, chains, scale, first, scored, fresh, left);
     for (auto& c : pairs) c.params = params;
     for (const auto& m : score(pairs))
       if (m) members.push_back(*m);

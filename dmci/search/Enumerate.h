@@ -17,6 +17,9 @@
 //            larger chain above it) multiplied, (* C f g), and
 //            added, (+ (* C f) (* D g)).
 //
+//   sparse   before both, the sparse linear forms (search/Sparse.h): short sums and ratios of sums of products
+//            of the variables, with the target transformed, their coefficients from a linear least-squares fit.
+//
 // Each form scored is one evaluation of the search's budget; the stage takes at most `limit` of them (the loop
 // gives it 1,000 or a third of --evals, the smaller). Its best
 // members seed the islands (the archive and the front take every one as the loop's own children). Everything is
@@ -31,6 +34,7 @@
 
 #include "search/Archive.h"
 #include "search/Score.h"
+#include "search/Sparse.h"
 
 namespace dmci::search {
 
@@ -39,6 +43,7 @@ struct EnumerateSettings {
   int keep = 3;        // chains of each variable that the pairs combine
   uint64_t limit = 0;  // the most forms scored (0: no limit)
   int seeds = 12;      // the best members handed to the islands
+  int sparse = 8;      // the largest sum of the sparse linear forms scored first (search/Sparse.h; 0: none)
 };
 
 // One chain: each slot's place in its list (0: empty), inner, middle, outer; `times` multiplies by the variable.

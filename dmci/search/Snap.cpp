@@ -24,8 +24,8 @@ Expr piForm() { return op("acos", {num(-1)}); }
 // sympy: exp(-0.5) is a float there, rounded to three decimals, exp(-1/2) is not).
 Expr ratio(int p, int q) { return q == 1 ? num(p) : op("/", {num(p), num(q)}); }
 
-// Every simple constant (positive), with its form and simplicity: p/q; π p/q and p/(q π); √(p/q); √(π p/q) and
-// √(p/(q π)); e^(p/q) and e^(-p/q).
+// Every simple constant (positive), with its form and simplicity: p/q; π p/q and p/(q π); π² p/q and p/(q π²);
+// √(p/q); √(π p/q) and √(p/(q π)); e^(p/q) and e^(-p/q).
 std::vector<SimpleConstant> makeTable() {
   std::vector<SimpleConstant> t;
   auto add = [&](double v, Expr form, int simplicity) { t.push_back({v, std::move(form), simplicity}); };
@@ -42,12 +42,16 @@ std::vector<SimpleConstant> makeTable() {
   for (int q : {20, 25, 40, 50, 100, 125, 200, 250, 500, 1000})
     for (int p = 1; p < 100; ++p)
       if (std::gcd(p, q) == 1 && shortDecimal(p, q)) add(static_cast<double>(p) / q, ratio(p, q), p + q);
-  for (int q = 1; q <= 6; ++q)
+  for (int q = 1; q <= 12; ++q)
     for (int p = 1; p <= 12; ++p) {
       if (std::gcd(p, q) != 1) continue;
       Expr r = ratio(p, q);
       add(kPi * p / q, p == 1 && q == 1 ? piForm() : op("*", {r, piForm()}), p + q + 2);
       add(p / (q * kPi), op("/", {num(p), q == 1 ? piForm() : op("*", {num(q), piForm()})}), p + q + 3);
+      if (q > 6) continue;
+      Expr pi2 = op("*", {piForm(), piForm()});
+      add(kPi * kPi * p / q, p == 1 && q == 1 ? pi2 : op("*", {r, pi2}), p + q + 4);
+      add(p / (q * kPi * kPi), op("/", {num(p), q == 1 ? pi2 : op("*", {num(q), pi2})}), p + q + 5);
     }
   for (int q = 1; q <= 10; ++q)
     for (int p = 1; p <= 10; ++p) {
@@ -57,7 +61,7 @@ std::vector<SimpleConstant> makeTable() {
       };
       if (!(isSquare(p) && isSquare(q)))
         add(std::sqrt(static_cast<double>(p) / q), op("sqrt", {ratio(p, q)}), p + q + 1);
-      if (p <= 4 && q <= 4) {
+      if (p <= 9 && q <= 9) {
         add(std::sqrt(kPi * p / q), op("sqrt", {op("*", {ratio(p, q), piForm()})}), p + q + 4);
         add(std::sqrt(p / (q * kPi)), op("sqrt", {op("/", {num(p), q == 1 ? piForm() : op("*", {num(q), piForm()})})}),
             p + q + 5);
@@ -138,7 +142,12 @@ Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Mem
   // Fixes one constant at the simplest form near `value` whose refit holds the score: `fix` is the program with
   // the constant replaced by the name `name`. True when one held.
   auto trial = [&](double value, const std::string& where, const std::string& name, const Candidate& fix) {
-    std::vector<SimpleConstant> near = simpleConstantsNear(value, snap.window);
+    // The forms that agree with the fitted value to its precision (an exact fit's constant) come first, simplest
+    // first; then the rest of the window, simplest first.
+    std::vector<SimpleConstant> near = simpleConstantsNear(value, std::min(snap.window, 1e-7));
+    for (auto& c : simpleConstantsNear(value, snap.window))
+      if (std::none_of(near.begin(), near.end(), [&](const SimpleConstant& n) { return n.value == c.value; }))
+        near.push_back(std::move(c));
     if (near.size() > static_cast<size_t>(std::max(0, snap.tries))) near.resize(static_cast<size_t>(snap.tries));
     if (std::fabs(value) < snap.zero) near.insert(near.begin(), SimpleConstant{0, num(0), 0});
     for (const auto& c : near) {

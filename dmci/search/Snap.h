@@ -2,7 +2,8 @@
 // e^(-1/2): the law reads better, and a judge that rounds constants (SRBench's three decimals) sees the law
 // rather than a number that only rounds near it. Each constant of the picked program (its literals, then its named
 // parameters) is tried against the simplest closed forms near it (rationals p/q, their multiples and quotients by
-// π, square roots, powers of e; 0 for a tiny one); a form is kept when, fixed there, the program's other constants
+// π and π², square roots, powers of e; 0 for a tiny one; the forms within 1e-7 of it, an exact fit's constant, before
+// the rest of the window); a form is kept when, fixed there, the program's other constants
 // fitted again score at most (1 + tolerance) times the fitted score (plus the pick's floor). One constant at a time, in
 // order: each kept form stays fixed while the next is tried.
 #pragma once

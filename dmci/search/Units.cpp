@@ -581,7 +581,7 @@ Result<fit::DataTable> reducedTable(const fit::DataTable& data, const Reduction&
   return out;
 }
 
-Candidate expandCandidate(const Candidate& c, const Reduction& r) {
+Candidate expandCandidate(const Candidate& c, const Reduction& r, const std::set<std::string>& positive) {
   std::map<std::string, Expr> by;
   for (size_t k = 0; k < r.groups.size(); ++k) {
     Expr g = monomialExpr(r.vars, asRational(r.groups[k]));
@@ -589,7 +589,24 @@ Candidate expandCandidate(const Candidate& c, const Reduction& r) {
   }
   Candidate out = c;
   Expr g = substitute(c.value(), by);
-  Expr m = monomialExpr(r.vars, r.monomial);
+  std::vector<Rational> outside = r.monomial;
+  if (g.head() == "sqrt" && g.items.size() == 2) {
+    // M's variables that the root's content reads go under the root, squared, where that holds on the data
+    // (an even power, or a variable positive on every row; a power below 0 as well): x1 sqrt(1 - 2 x2/x1 + ...) is
+    // sqrt(x1² (1 - ...)), sqrt(ω² d²/c² - π²)/d is sqrt(ω²/c² - π²/d²).
+    std::vector<Rational> inside(r.vars.size());
+    auto reads = symbolsOf(g.items[1]);
+    bool any = false;
+    for (size_t i = 0; i < r.vars.size() && i < outside.size(); ++i) {
+      const Rational e = outside[i];
+      if (!e.isInteger() || e.num == 0 || std::find(reads.begin(), reads.end(), r.vars[i]) == reads.end()) continue;
+      if (e.num % 2 != 0 && !positive.count(r.vars[i])) continue;
+      inside[i] = Rational(2 * e.num), outside[i] = Rational(0), any = true;
+    }
+    if (any)
+      g = Expr::list({Expr::sym("sqrt"), Expr::list({Expr::sym("*"), monomialExpr(r.vars, inside), g.items[1]})});
+  }
+  Expr m = monomialExpr(r.vars, outside);
   out.value() = isOne(m) ? std::move(g) : Expr::list({Expr::sym("*"), std::move(m), std::move(g)});
   return out;
 }
@@ -599,7 +616,14 @@ namespace {
 // `m` written in the user's variables and scored on their data at its own constants.
 Member expanded(const Member& m, const Task& task, const ScoreSettings& s, const Reduction& r, uint64_t seed) {
   Member out = m;
-  out.candidate = expandCandidate(m.candidate, r);
+  std::set<std::string> positive;
+  for (const auto& v : r.vars) {
+    int col = task.data->find(v);
+    if (col < 0) continue;
+    const auto& xs = task.data->columns[static_cast<size_t>(col)];
+    if (std::all_of(xs.begin(), xs.end(), [](double x) { return x > 0; })) positive.insert(v);
+  }
+  out.candidate = expandCandidate(m.candidate, r, positive);
   ScoreSettings plain = s;
   plain.gradient = false, plain.smoothSigma = 0;
   Score sc = scoreCandidate(task, plain, out.candidate, seed);

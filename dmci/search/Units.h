@@ -25,6 +25,7 @@
 // search's on the groups.
 #pragma once
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -110,8 +111,10 @@ std::string describe(const Reduction& r);
 // group or M is not finite or M is 0 (a variable at 0, or below 0 under a fractional power).
 Result<fit::DataTable> reducedTable(const fit::DataTable& data, const Reduction& r);
 
-// A candidate of the reduced search written in the user's variables: (* M value) with every group replaced.
-Candidate expandCandidate(const Candidate& c, const Reduction& r);
+// A candidate of the reduced search written in the user's variables: (* M value) with every group replaced. When
+// the value is a square root, M's variables that its content reads go under it, squared, where that holds (an even
+// power of M, or a variable in `positive`: positive on every row), so that the root reads as the law would write it.
+Candidate expandCandidate(const Candidate& c, const Reduction& r, const std::set<std::string>& positive = {});
 
 // Runs the search on the groups and returns its result in the user's variables: every member re-scored (without a
 // fit) on `task`. The seed must read no variable but the groups (a seed of parameters alone, as usual).

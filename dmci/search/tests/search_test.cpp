@@ -21,6 +21,7 @@
 #include "search/Enumerate.h"
 #include "search/Probe.h"
 #include "search/SearchReport.h"
+#include "search/Sparse.h"
 
 namespace {
 
@@ -745,6 +746,76 @@ TEST(SearchEnumerate, CandidatesAreDedupedByTheirKeyAndStopAtTheLimit) {
   });
   ASSERT_EQ(limited.size(), 5u);
   for (size_t k = 0; k < 5; ++k) EXPECT_EQ(print(limited[k].value()), print(all[k].value()));
+}
+
+// --- the sparse linear forms (search/Sparse.h) ---
+
+TEST(SearchSparse, TheSelectionPathKeepsTheTermsOfAnExactSumAndDropsTheRest) {
+  // y = 3 a - 2 c over five columns: the path's subset of two terms is {a, c}, with the law's coefficients.
+  std::mt19937_64 rng(11);
+  std::uniform_real_distribution<double> u(-1, 1);
+  std::vector<std::vector<double>> cols(5, std::vector<double>(60));
+  std::vector<double> y(60);
+  for (size_t r = 0; r < 60; ++r) {
+    for (auto& c : cols) c[r] = u(rng);
+    y[r] = 3 * cols[0][r] - 2 * cols[2][r];
+  }
+  SparseSettings s;
+  auto path = selectionPath(cols, y, s);
+  ASSERT_EQ(path.size(), 5u);  // one subset of each size, smallest first
+  EXPECT_EQ(path[1], (std::vector<size_t>{0, 2}));
+  auto c = leastSquares(cols, y, path[1]);
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_NEAR(c[0], 3, 1e-6);
+  EXPECT_NEAR(c[1], -2, 1e-6);
+  // Forward selection first (a basis larger than backwardAll) reaches the same pair.
+  s.backwardAll = 2;
+  path = selectionPath(cols, y, s);
+  ASSERT_GE(path.size(), 2u);
+  EXPECT_EQ(path[1], (std::vector<size_t>{0, 2}));
+  // Two equal columns make the whole set singular; the path still comes down to the law.
+  cols.push_back(cols[4]);
+  s.backwardAll = 40;
+  path = selectionPath(cols, y, s);
+  ASSERT_GE(path.size(), 2u);
+  EXPECT_EQ(path[1], (std::vector<size_t>{0, 2}));
+}
+
+TEST(SearchSparse, TheBatchHoldsASumOfProductsADistanceAndAWeightedMeanExactly) {
+  uint64_t evaluations = 0;
+  auto bestOf = [&](const Task& task) {
+    std::set<std::string> seen;
+    auto fresh = [&](const Candidate& c) { return seen.insert(print(c.value())).second; };
+    std::vector<Candidate> cs = sparseCandidates(task, SparseSettings{}, fresh, 0);
+    double best = INFINITY;
+    std::string text;
+    for (const auto& c : cs) {
+      Score sc = scoreCandidate(task, ScoreSettings{}, c, ++evaluations);
+      if (sc.ok && sc.score < best) best = sc.score, text = print(sc.fitted.value());
+    }
+    return std::make_pair(best, text);
+  };
+  ThreeVariables sum([](double x1, double x2, double x3) { return x1 * x2 + 2 * x3 * x3 - x1; });
+  auto [s1, t1] = bestOf(sum.task);
+  EXPECT_LT(s1, 1e-9) << t1;
+  ThreeVariables distance([](double x1, double x2, double x3) { return std::sqrt(std::pow(x2 - x1, 2) + x3 * x3); });
+  auto [s2, t2] = bestOf(distance.task);
+  EXPECT_LT(s2, 1e-9) << t2;
+  ThreeVariables mean([](double x1, double x2, double x3) { return (x1 * x3 + x2) / (x1 + 1); });
+  auto [s3, t3] = bestOf(mean.task);
+  EXPECT_LT(s3, 1e-9) << t3;
+  // A ratio of first powers, (x1 + x2)/(1 + x2): top and bottom times (1 + a x1 + b x2) fit as well, so the whole
+  // set of columns is singular; elimination still comes down to the three terms.
+  ThreeVariables weighted([](double x1, double x2, double) { return (x1 + x2) / (1 + x2); });
+  auto [s4, t4] = bestOf(weighted.task);
+  EXPECT_LT(s4, 1e-9) << t4;
+  // A limit cuts the batch; a task without rows gives none.
+  std::set<std::string> seen;
+  auto fresh = [&](const Candidate& c) { return seen.insert(print(c.value())).second; };
+  EXPECT_EQ(sparseCandidates(sum.task, SparseSettings{}, fresh, 3).size(), 3u);
+  Task empty = sum.task;
+  empty.train.clear();
+  EXPECT_TRUE(sparseCandidates(empty, SparseSettings{}, fresh, 0).empty());
 }
 
 // Scores a batch as the loop does, one seed per place.

@@ -209,6 +209,22 @@ TEST(SearchUnits, ProgramsAreWrittenBackInTheUsersVariables) {
   Reduction n = reduce("theta,D,0,0,0,0,0,\nf,D,0,0,0,0,0,\n", {"theta"}, "f");
   auto sin = readForms("(sin theta)", "t");
   EXPECT_EQ(print(expandCandidate(Candidate{*sin, {}}, n).value()), "(sin theta)");
+  // A square root: M's variables that its content reads go under it, squared: an even power always (q1² here;
+  // epsilon and r, which the content does not read, stay outside)...
+  auto root = readForms("(sqrt (+ 1 (* pi1 pi1)))", "t");
+  ASSERT_TRUE(root);
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, c).value()),
+            "(* (/ 1 (* epsilon r r)) (sqrt (* (expt q1 4) (+ 1 (* (/ q2 q1) (/ q2 q1))))))");
+  // ...an odd one only for a variable positive on the data: a distance x sqrt(1 + (y/x)²) is sqrt(x² (1 + ...)).
+  Reduction d = reduce("x,Length,1,0,0,0,0,\ny,Length,1,0,0,0,0,\nL,Length,1,0,0,0,0,\n", {"x", "y"}, "L");
+  ASSERT_EQ(print(monomialExpr(d.vars, d.monomial)), "x");
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, d, {"x"}).value()),
+            "(sqrt (* (* x x) (+ 1 (* (/ y x) (/ y x)))))");
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, d).value()), "(* x (sqrt (+ 1 (* (/ y x) (/ y x)))))");
+  // A power below 0 as well: (1/x) sqrt(1 + (y/x)²) is sqrt((1 + (y/x)²)/x²).
+  Reduction inv = reduce("x,Length,1,0,0,0,0,\ny,Length,1,0,0,0,0,\nk,Wavenumber,-1,0,0,0,0,\n", {"x", "y"}, "k");
+  EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, inv, {"x"}).value()),
+            "(sqrt (* (/ 1 (* x x)) (+ 1 (* (/ y x) (/ y x)))))");
 }
 
 TEST(SearchUnits, RatiosAreTurnedToStayMostlyBelowOne) {
