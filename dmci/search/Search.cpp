@@ -222,9 +222,10 @@ class Loop {
       SnapSettings snap = s_.snapping;
       snap.floor = s_.pick.floor * t_.spread;
       r.snapped = snapConstants(t_, s_.score, picked(r), snap, s_.seed * 1000003u + st_.evaluations);
-      // The snapped program is the reported pick when it fits as well, within the tolerance Snap keeps a form by.
-      r.snapped.reported =
-          !r.snapped.constants.empty() && r.snapped.score <= picked(r).score * (1 + snap.tolerance) + snap.floor;
+      // The snapped program is the reported pick when some constant snapped: each form was kept only when the
+      // program with it (and every form before it) fits as well as the fitted pick, by Snap's tolerance or by its
+      // statistical test (jointly over the constants fixed so far).
+      r.snapped.reported = !r.snapped.constants.empty();
     }
     return r;
   }
@@ -610,7 +611,8 @@ class Loop {
     r.archive = st_.archive.members();
     r.front = paretoFront(r.archive);
     if (r.found) {
-      r.pick = pickFromFront(r.front, s_.pick, t_.spread);
+      const size_t rows = t_.holdout.size() + (s_.score.scoreAll ? t_.train.size() : 0);  // what a score measures
+      r.pick = pickFromFront(r.front, s_.pick, t_.spread, rows);
       const Member& p = picked(r);
       r.snapped.candidate = p.candidate, r.snapped.score = p.score;
       r.snapped.holdoutRmse = p.holdoutRmse, r.snapped.trainRmse = p.trainRmse;

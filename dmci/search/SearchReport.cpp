@@ -61,7 +61,8 @@ ojson snappedJson(const Snapped& s) {
           {"holdout_rmse", jsonNumber(s.holdoutRmse)},
           {"train_rmse", jsonNumber(s.trainRmse)},
           {"constants", constants},
-          {"tried", s.tried}};
+          {"tried", s.tried},
+          {"statistical", s.statistical}};
 }
 
 ojson pickJson(const SearchResult& r, const SearchInfo& info) {
@@ -70,6 +71,7 @@ ojson pickJson(const SearchResult& r, const SearchInfo& info) {
            "drop in log loss per node against the next simpler member"},
           {"window", info.pick.window},
           {"floor", info.pick.floor},
+          {"window_applied", jsonNumber(r.pick.window)},
           {"threshold", jsonNumber(r.pick.threshold)},
           {"index", r.pick.index},
           {"complexity", picked(r).complexity},

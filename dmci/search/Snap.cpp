@@ -130,18 +130,57 @@ std::vector<SimpleConstant> simpleConstantsNear(double x, double window) {
   return unique;
 }
 
+double chiSquareQuantile(int k, double p) {
+  if (k < 1 || !(p > 0 && p < 1)) return 0;
+  // The standard normal quantile of p, by bisection on Φ(z) = erfc(-z/√2)/2 (deterministic, no table).
+  double lo = -40, hi = 40;
+  for (int i = 0; i < 200; ++i) {
+    double mid = (lo + hi) / 2;
+    (0.5 * std::erfc(-mid / std::sqrt(2.0)) < p ? lo : hi) = mid;
+  }
+  const double z = (lo + hi) / 2, a = 2.0 / (9.0 * k);
+  const double c = 1 - a + z * std::sqrt(a);
+  return k * std::max(0.0, c * c * c);
+}
+
 Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
                       uint64_t seed) {
   Snapped out;
   out.candidate = m.candidate, out.score = m.score, out.holdoutRmse = m.holdoutRmse, out.trainRmse = m.trainRmse;
   if (!settings.gradient) return out;  // nothing is refitted: a snapped constant could not be made up for
   const double limit = m.score * (1 + snap.tolerance) + snap.floor;
+  // The statistical test: the rows the training RMSE and the score are measured on, and the noise relative to the
+  // target's RMS (the fitted pick's training RMSE: the noise when the pick is the law).
+  const double nTrain = static_cast<double>(task.train.size());
+  const double nScore = static_cast<double>(task.holdout.size() + (settings.scoreAll ? task.train.size() : 0));
+  double rms = 0;
+  if (int col = task.data ? task.data->find(task.target) : -1; col >= 0 && !task.train.empty()) {
+    for (size_t r : task.train) rms += std::pow(task.data->columns[static_cast<size_t>(col)][r], 2);
+    rms = std::sqrt(rms / nTrain);
+  }
+  const double relNoise = rms > 0 ? m.trainRmse / rms : 0;
+  const bool statistical =
+      snap.confidence > 0 && nTrain > 0 && nScore > 0 && std::isfinite(m.trainRmse) && std::isfinite(m.score);
+  const bool noisy = statistical && relNoise > 1e-6;  // above the fit's precision: the residuals are noise
+  const double window = noisy ? std::max(snap.window, std::min(snap.noiseWindow, relNoise)) : snap.window;
+  const double floor2 = snap.floor * snap.floor;
+  auto statOk = [&](const Score& s, int k) {
+    if (!statistical) return false;
+    const double q = chiSquareQuantile(k, snap.confidence);
+    return s.trainRmse * s.trainRmse <= m.trainRmse * m.trainRmse * std::exp(q / nTrain) + floor2 &&
+           s.score * s.score <= m.score * m.score * std::exp(q / nScore) + floor2;
+  };
   Candidate current = m.candidate;
   std::map<std::string, double> fixed;
   std::map<std::string, Expr> forms;
   // Fixes one constant at the simplest form near `value` whose refit holds the score: `fix` is the program with
   // the constant replaced by the name `name`. True when one held.
   auto trial = [&](double value, const std::string& where, const std::string& name, const Candidate& fix) {
+    struct Try {
+      SimpleConstant c;
+      bool tolerance;  // the tolerance test may keep it (the forms it always tried); else the statistical test only
+    };
+    std::vector<Try> tries;
     // The forms that agree with the fitted value to its precision (an exact fit's constant) come first, simplest
     // first; then the rest of the window, simplest first.
     std::vector<SimpleConstant> near = simpleConstantsNear(value, std::min(snap.window, 1e-7));
@@ -149,15 +188,32 @@ Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Mem
       if (std::none_of(near.begin(), near.end(), [&](const SimpleConstant& n) { return n.value == c.value; }))
         near.push_back(std::move(c));
     if (near.size() > static_cast<size_t>(std::max(0, snap.tries))) near.resize(static_cast<size_t>(snap.tries));
-    if (std::fabs(value) < snap.zero) near.insert(near.begin(), SimpleConstant{0, num(0), 0});
-    for (const auto& c : near) {
+    if (std::fabs(value) < snap.zero) tries.push_back({SimpleConstant{0, num(0), 0}, true});
+    for (auto& c : near) tries.push_back({std::move(c), true});
+    if (noisy) {
+      std::vector<SimpleConstant> wide = simpleConstantsNear(value, window);
+      if (wide.size() > static_cast<size_t>(std::max(0, snap.noiseTries)))
+        wide.resize(static_cast<size_t>(snap.noiseTries));
+      for (auto& c : wide)
+        if (std::none_of(tries.begin(), tries.end(), [&](const Try& t) { return t.c.value == c.value; }))
+          tries.push_back({std::move(c), false});
+      // Simplest first, whichever window a form came from (0, when tried for a tiny constant, stays first).
+      std::stable_sort(tries.begin(), tries.end(),
+                       [](const Try& l, const Try& r) { return l.c.simplicity < r.c.simplicity; });
+      if (std::fabs(value) >= snap.zero) tries.push_back({SimpleConstant{0, num(0), 0}, false});
+    }
+    const int k = static_cast<int>(out.constants.size()) + 1;
+    for (const auto& t : tries) {
       std::map<std::string, double> withIt = fixed;
-      withIt[name] = c.value;
+      withIt[name] = t.c.value;
       ++out.tried;
       Score s = scoreCandidate(task, settings, fix, seed + static_cast<uint64_t>(out.tried), withIt);
-      if (!s.ok || !(s.score <= limit)) continue;
-      current = s.fitted, fixed = std::move(withIt), forms[name] = c.form;
-      out.constants.push_back({where, value, c.value, c.form});
+      if (!s.ok) continue;
+      const bool byTolerance = t.tolerance && s.score <= limit;
+      if (!byTolerance && !statOk(s, k)) continue;
+      out.statistical += byTolerance ? 0 : 1;
+      current = s.fitted, fixed = std::move(withIt), forms[name] = t.c.form;
+      out.constants.push_back({where, value, t.c.value, t.c.form});
       out.score = s.score, out.holdoutRmse = s.holdoutRmse, out.trainRmse = s.trainRmse;
       return true;
     }

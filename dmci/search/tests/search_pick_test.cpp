@@ -56,6 +56,31 @@ TEST(SearchPick, UnderNoiseTheLawIsPickedNotTheMembersThatFitTheNoise) {
   EXPECT_LE(p.loss[4], p.loss[2]);  // the lowest error is elsewhere
 }
 
+TEST(SearchPick, UnderNoiseAMemberMeasurablyWorseThanTheLowestIsNoCandidate) {
+  // 1% noise on 200 held-out rows: complexity 8 is a near miss at 1.3x the law's loss, well inside PySR's 1.5x
+  // window, and its drop from complexity 7 is the largest. The held-out rows tell it from the law (its excess is
+  // 0.3 sigma^2, past 4 z^2 / n = 0.18 at z = 3), so the window narrows to 1.18x and the law (complexity 13) is
+  // the pick; with the rows unknown, PySR's window alone picks the near miss.
+  const double sigma = 0.01;
+  auto f = front({{3, 0.17}, {7, 0.05}, {8, sigma * std::sqrt(1.3)}, {13, sigma}, {20, sigma * 0.999}});
+  FrontPick p = pickFromFront(f, PickRule{}, 1, 200);
+  EXPECT_NEAR(p.window, 1.18, 1e-12);
+  EXPECT_EQ(f[p.index].complexity, 13);
+  EXPECT_NE(p.why.find("narrowed"), std::string::npos);
+  FrontPick unknown = pickFromFront(f, PickRule{}, 1);
+  EXPECT_EQ(unknown.window, 1.5);
+  EXPECT_EQ(f[unknown.index].complexity, 8);
+}
+
+TEST(SearchPick, WithoutNoiseTheWindowIsPySRs) {
+  // The lowest loss at the fit's precision (relative RMSE 1e-8, below the noise level 1e-6): differences between
+  // members are not noise, and the window stays 1.5x whatever the rows.
+  auto f = front({{1, 1.0}, {5, 1.2e-8}, {9, 1e-8}});
+  FrontPick p = pickFromFront(f, PickRule{}, 1, 200);
+  EXPECT_EQ(p.window, 1.5);
+  EXPECT_EQ(f[p.index].complexity, 5);
+}
+
 TEST(SearchPick, AOneMemberFrontIsItsOwnPick) {
   auto f = front({{3, 0.25}});
   FrontPick p = pickFromFront(f, PickRule{}, 1);

@@ -431,6 +431,105 @@ TEST(SearchSnap, EachSnappedConstantLeavesTheOthersRefitted) {
   EXPECT_EQ(s.constants[2].where, "a");
 }
 
+// --- snapping under noise: the statistical test (search/Snap.h) ---
+
+// Gaussian draws from a seeded generator, by Box and Muller on its raw 53-bit outputs (the same numbers on every
+// standard library, unlike std::normal_distribution).
+struct Gauss {
+  std::mt19937_64 rng;
+  explicit Gauss(uint64_t seed) : rng(seed) {}
+  double uniform() { return (static_cast<double>(rng() >> 11) + 0.5) * 0x1p-53; }
+  double operator()() { return std::sqrt(-2 * std::log(uniform())) * std::cos(2 * M_PI * uniform()); }
+};
+
+// y = LAW(t) on N rows of t in [lo, hi], plus Gaussian noise of sigma = LEVEL x RMS(y) (as SRBench adds it); one
+// row in five held out.
+struct Noisy {
+  fit::DataTable data;
+  Task task;
+  Noisy(const std::function<double(double)>& law, double lo, double hi, double level, int n = 500) {
+    data.path = "noisy.csv", data.names = {"t", "y"}, data.columns.resize(2);
+    double ms = 0;
+    for (int i = 0; i < n; ++i) {
+      double t = lo + (hi - lo) * i / (n - 1);
+      data.columns[0].push_back(t), data.columns[1].push_back(law(t)), ms += law(t) * law(t) / n;
+      data.lines.push_back(static_cast<uint32_t>(i + 2));
+      (i % 5 == 0 ? task.holdout : task.train).push_back(static_cast<size_t>(i));
+    }
+    Gauss g(7);
+    for (auto& y : data.columns[1]) y += level * std::sqrt(ms) * g();
+    auto [mn, mx] = std::minmax_element(data.columns[1].begin(), data.columns[1].end());
+    task.data = &data, task.target = "y", task.vars = {"t"}, task.spread = *mx - *mn;
+  }
+};
+
+TEST(SearchSnap, TheChiSquareQuantilesAreTheTables) {
+  // chi^2 tables at 0.99: 6.635 (1), 9.210 (2), 15.086 (5), 23.209 (10); Wilson-Hilferty is within 1%.
+  EXPECT_NEAR(chiSquareQuantile(1, 0.99), 6.635, 0.07);
+  EXPECT_NEAR(chiSquareQuantile(2, 0.99), 9.210, 0.09);
+  EXPECT_NEAR(chiSquareQuantile(5, 0.99), 15.086, 0.15);
+  EXPECT_NEAR(chiSquareQuantile(10, 0.99), 23.209, 0.23);
+  EXPECT_LT(chiSquareQuantile(1, 0.9), chiSquareQuantile(1, 0.99));
+  EXPECT_EQ(chiSquareQuantile(0, 0.99), 0);
+}
+
+TEST(SearchSnap, UnderNoiseAConstantTheDataCannotTellFromOneIsSnappedFromFarther) {
+  // y = 1/(t - 1) on t in [3, 6] with 10% noise: the shift is poorly determined there, and its fit lands more
+  // than the noise-free window (1%) from 1. The tolerance alone (0 here) would keep nothing; the statistical test
+  // keeps 1, and the program with it fits the training rows within the chi^2 bound of one degree of freedom.
+  Noisy d([](double t) { return 1 / (t - 1); }, 3, 6, 0.1);
+  Member m = scored(d.task, "(/ (- t 0.8))");
+  const double shift = m.candidate.value().items[1].items[2].number;
+  ASSERT_GT(std::fabs(shift - 1), 0.01) << print(m.candidate.value());
+  ASSERT_LT(std::fabs(shift - 1), 0.1) << print(m.candidate.value());
+  SnapSettings snap = snapSettings(d.task);
+  snap.tolerance = 0;
+  Snapped s = snapConstants(d.task, ScoreSettings{}, m, snap, 1);
+  ASSERT_EQ(s.constants.size(), 1u) << print(m.candidate.value());
+  EXPECT_EQ(print(s.candidate.value()), "(/ (- t 1))");
+  EXPECT_EQ(s.statistical, 1);
+  const double n = static_cast<double>(d.task.train.size());
+  EXPECT_LE(s.trainRmse * s.trainRmse, m.trainRmse * m.trainRmse * std::exp(chiSquareQuantile(1, 0.99) / n));
+  // With the statistical test off, nothing is kept.
+  snap.confidence = 0;
+  EXPECT_TRUE(snapConstants(d.task, ScoreSettings{}, m, snap, 1).constants.empty());
+}
+
+TEST(SearchSnap, UnderNoiseAConstantTheDataDoesTellFromTheSimpleFormsIsLeftAsFitted) {
+  // y = 0.552 t^2 with 1% noise on 500 rows: the nearest simple form is 0.64% away (the table is dense: 0.53 is
+  // 0.1% from 5/(3 pi)) and the fit's relative standard error is a few 1e-4, so no form in the noise window
+  // (5/9, 6/11, 1/2, ...) and not 0 passes the test.
+  Noisy d([](double t) { return 0.552 * t * t; }, 0.5, 3, 0.01);
+  Member m = scored(d.task, "(* 0.4 (* t t))");
+  ASSERT_NEAR(m.candidate.value().items[1].number, 0.552, 5e-4);
+  Snapped s = snapConstants(d.task, ScoreSettings{}, m, snapSettings(d.task), 1);
+  EXPECT_TRUE(s.constants.empty()) << print(s.candidate.value());
+  EXPECT_GE(s.tried, 2);  // some wide-window form and 0 were tried
+}
+
+TEST(SearchSnap, UnderNoiseATermThatOnlyFitsTheNoiseIsSnappedToZero) {
+  // y = t^2/2 with 5% noise, fitted as (+ (* a t t) c): c fits the noise (far above the noise-free zero, 1e-3);
+  // fixed at 0 with a refitted, the training rows cannot tell. Both constants snap: 1/2 and 0, jointly.
+  Noisy d([](double t) { return 0.5 * t * t; }, 0.5, 3, 0.05);
+  Member m = scored(d.task, "(+ (* 0.4 (* t t)) 0.1)");
+  const double c = m.candidate.value().items[2].number;
+  ASSERT_GT(std::fabs(c), 1e-3) << print(m.candidate.value());
+  Snapped s = snapConstants(d.task, ScoreSettings{}, m, snapSettings(d.task), 1);
+  EXPECT_EQ(print(s.candidate.value()), "(+ (* (/ 1 2) (* t t)) 0)");
+  ASSERT_EQ(s.constants.size(), 2u);
+  EXPECT_EQ(s.constants[1].value, 0);
+}
+
+TEST(SearchSnap, WithoutNoiseTheWindowStaysNarrow) {
+  // Noise-free y = 0.515 t^2: 3% from 1/2. The fit reaches the data's precision, so the residuals say nothing of
+  // noise, no wider window opens, and 1/2 is not even tried.
+  Noisy d([](double t) { return 0.515 * t * t; }, 0.5, 3, 0);
+  Member m = scored(d.task, "(* 0.4 (* t t))");
+  Snapped s = snapConstants(d.task, ScoreSettings{}, m, snapSettings(d.task), 1);
+  EXPECT_TRUE(s.constants.empty()) << print(s.candidate.value());
+  for (const auto& c : simpleConstantsNear(0.515, SnapSettings{}.window)) EXPECT_NE(c.value, 0.5);
+}
+
 // --- the power-law probe ---
 
 // y = LAW(x1, x2, x3) on 80 rows of positive variables, one in four held out.
