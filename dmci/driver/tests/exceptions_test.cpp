@@ -9,6 +9,7 @@
 
 #include "driver/Engine.h"
 #include "testing/Eval.h"
+#include "testing/Routes.h"
 
 namespace dmci {
 namespace {
@@ -70,14 +71,7 @@ TEST_P(Exceptions, AHandlerReturningFromRaiseIsAnError) {
   EXPECT_NE(e.message.find("the handler returned from a non-continuable raise"), std::string::npos) << e.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Routes, Exceptions,
-                         ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2, Route::Lantern,
-                                           Route::LanternDmci),
-                         [](const auto& info) {
-                           std::string n = routeName(info.param);
-                           n.erase(std::remove(n.begin(), n.end(), '-'), n.end());
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Routes, Exceptions, test::everyRoute(), test::routeSuffix);
 
 // A reset of call/cc's between a raise and its handler would catch the raise: the expander refuses the mix.
 TEST(ExceptionsForms, AProgramWithGuardAndCallCcIsRefusedAtTheCallCc) {

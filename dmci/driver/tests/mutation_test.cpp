@@ -10,6 +10,7 @@
 
 #include "driver/Engine.h"
 #include "testing/Eval.h"
+#include "testing/Routes.h"
 
 namespace dmci {
 namespace {
@@ -74,14 +75,7 @@ TEST_P(Mutation, SetOfAVariableOutOfItsScopeIsAnError) {
   EXPECT_EQ(where(e.pos), "2:19");
 }
 
-INSTANTIATE_TEST_SUITE_P(Routes, Mutation,
-                         ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2, Route::Lantern,
-                                           Route::LanternDmci),
-                         [](const auto& info) {
-                           std::string n = routeName(info.param);
-                           n.erase(std::remove(n.begin(), n.end(), '-'), n.end());
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Routes, Mutation, test::everyRoute(), test::routeSuffix);
 
 // Assignment conversion walks the program as deep as it nests: a let* 50,000 long with a set! under it.
 TEST(MutationDeep, ALongLetStarWithSetIsConvertedWithoutExhaustingTheStack) {
@@ -97,25 +91,7 @@ TEST(MutationEngines, ReplayGivesTheNativeGradientOnEveryTripCount) {
   const std::string src =
       "(define (grow x) (let ((n 0)) (let loop () (when (< x 10) (set! x (* x 2)) "
       "(set! n (+ n 1)) (loop))) (* x n))) (grow a)";
-  auto p = Program::fromText(src, "prog.scm");
-  ASSERT_TRUE(p);
-  for (const char* name : {"native", "replay"}) {
-    auto e = engineNamed(name);
-    ASSERT_TRUE(e);
-    EvalOptions o;
-    o.wrt = {"a"};
-    auto run = (*e)->prepare(*p, {"a"}, o);
-    ASSERT_TRUE(run) << run.error().message;
-    for (double a : {1.3, 0.7, 12.0, 1.4, 3.1}) {
-      auto ev = (*run)->run({a});
-      ASSERT_TRUE(ev) << ev.error().message;
-      int n = 0;
-      double x = a;
-      while (x < 10) x *= 2, ++n;
-      EXPECT_EQ(ev->value, x * n) << name << " a=" << a;
-      EXPECT_EQ(gradientOf(*ev, "a"), n * std::ldexp(1.0, n)) << name << " a=" << a;
-    }
-  }
+  test::expectDoublingLoopOnNativeAndReplay(src);
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "driver/Engine.h"
 #include "testing/Eval.h"
+#include "testing/Routes.h"
 
 namespace dmci {
 namespace {
@@ -126,14 +127,7 @@ TEST_P(VectorMutation, ALiteralVectorIsRefusedAtTheCall) {
   EXPECT_NE(e.message.find("the vector is a literal constant"), std::string::npos) << e.message;
 }
 
-INSTANTIATE_TEST_SUITE_P(Routes, VectorMutation,
-                         ::testing::Values(Route::Direct, Route::Dmci, Route::Dmci2, Route::Lantern,
-                                           Route::LanternDmci),
-                         [](const auto& info) {
-                           std::string n = routeName(info.param);
-                           n.erase(std::remove(n.begin(), n.end(), '-'), n.end());
-                           return n;
-                         });
+INSTANTIATE_TEST_SUITE_P(Routes, VectorMutation, test::everyRoute(), test::routeSuffix);
 
 // The replay engine replays the native machine's recorded trace: a vector-set! is data movement at
 // recording, so its gradient is the native one on every trip count (each records its own path).
@@ -142,25 +136,7 @@ TEST(VectorMutationEngines, ReplayGivesTheNativeGradientOnEveryTripCount) {
       "(define (grow x) (let ((s (vector x 0))) (let loop () (when (< (vector-ref s 0) 10) "
       "(vector-set! s 0 (* (vector-ref s 0) 2)) (vector-set! s 1 (+ (vector-ref s 1) 1)) (loop))) "
       "(* (vector-ref s 0) (vector-ref s 1)))) (grow a)";
-  auto p = Program::fromText(src, "prog.scm");
-  ASSERT_TRUE(p);
-  for (const char* name : {"native", "replay"}) {
-    auto e = engineNamed(name);
-    ASSERT_TRUE(e);
-    EvalOptions o;
-    o.wrt = {"a"};
-    auto run = (*e)->prepare(*p, {"a"}, o);
-    ASSERT_TRUE(run) << run.error().message;
-    for (double a : {1.3, 0.7, 12.0, 1.4, 3.1}) {
-      auto ev = (*run)->run({a});
-      ASSERT_TRUE(ev) << ev.error().message;
-      int n = 0;
-      double x = a;
-      while (x < 10) x *= 2, ++n;
-      EXPECT_EQ(ev->value, x * n) << name << " a=" << a;
-      EXPECT_EQ(gradientOf(*ev, "a"), n * std::ldexp(1.0, n)) << name << " a=" << a;
-    }
-  }
+  test::expectDoublingLoopOnNativeAndReplay(src);
 }
 
 }  // namespace
