@@ -39,8 +39,9 @@ std::vector<Expr> factorsOf(const std::string& name) {
   return out;
 }
 
-// Solves the symmetric positive definite system a x = b in place (Cholesky); false when a pivot is not positive.
-bool cholesky(std::vector<double>& a, std::vector<double>& b, size_t n) {
+// Solves the symmetric positive definite n x n system a x = b in place (Cholesky: a becomes its factor, b the
+// solution); false when a pivot is not positive. Raw arrays: the subsets' solves use the stack.
+bool cholesky(double* a, double* b, size_t n) {
   for (size_t j = 0; j < n; ++j) {
     double d = a[j * n + j];
     for (size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
@@ -83,26 +84,7 @@ bool subsetFit(const Linear& lin, const size_t* s, size_t n, double& rss, double
     b[i] = beta[i] = lin.g[s[i]];
     for (size_t j = 0; j < n; ++j) a[i * n + j] = lin.gram[s[i] * lin.m + s[j]];
   }
-  for (size_t j = 0; j < n; ++j) {  // Cholesky, then the two triangular solves
-    double d = a[j * n + j];
-    for (size_t k = 0; k < j; ++k) d -= a[j * n + k] * a[j * n + k];
-    if (!(d > 1e-12)) return false;
-    d = std::sqrt(d);
-    a[j * n + j] = d;
-    for (size_t i = j + 1; i < n; ++i) {
-      double t = a[i * n + j];
-      for (size_t k = 0; k < j; ++k) t -= a[i * n + k] * a[j * n + k];
-      a[i * n + j] = t / d;
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    for (size_t k = 0; k < i; ++k) beta[i] -= a[i * n + k] * beta[k];
-    beta[i] /= a[i * n + i];
-  }
-  for (size_t i = n; i-- > 0;) {
-    for (size_t k = i + 1; k < n; ++k) beta[i] -= a[k * n + i] * beta[k];
-    beta[i] /= a[i * n + i];
-  }
+  if (!cholesky(a, beta, n)) return false;
   double explained = 0;
   for (size_t i = 0; i < n; ++i) explained += b[i] * beta[i];
   rss = std::max(0.0, lin.bb - explained);
@@ -216,7 +198,7 @@ std::optional<LibraryFit> fitLibrary(const Task& task, const ScoreSettings& scor
     if (rows.size() < r.size() / 2) break;
     std::vector<double> a = lin.gram, delta = lin.g;
     for (size_t j = 0; j < m; ++j) a[j * m + j] += damping;
-    if (!cholesky(a, delta, m)) {
+    if (!cholesky(a.data(), delta.data(), m)) {
       damping *= 100;
       continue;
     }

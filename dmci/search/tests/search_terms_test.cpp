@@ -11,6 +11,7 @@
 #include "search/Canon.h"
 #include "search/Search.h"
 #include "search/Terms.h"
+#include "search/tests/ScoreBatchFor.h"
 
 namespace {
 
@@ -55,18 +56,7 @@ Candidate seedOf(const char* text) {
   return c;
 }
 
-ScoreBatch scorer(const Task& task, uint64_t& evaluations) {
-  return [&task, &evaluations](const std::vector<Candidate>& cs) {
-    std::vector<std::optional<Member>> out;
-    for (const auto& c : cs) {
-      Score s = scoreCandidate(task, ScoreSettings{}, c, ++evaluations);
-      out.push_back(
-          s.ok ? std::optional<Member>(Member{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, evaluations, s.score})
-               : std::nullopt);
-    }
-    return out;
-  };
-}
+using search::test::scorer;
 
 TEST(SearchTerms, TheLibraryHoldsTheConstantEachFactorAndTheProductsInOneOrder) {
   std::vector<Expr> lib = termLibrary({"x", "y"}, 1000);

@@ -22,6 +22,7 @@
 #include "search/Probe.h"
 #include "search/SearchReport.h"
 #include "search/Sparse.h"
+#include "search/tests/ScoreBatchFor.h"
 
 namespace {
 
@@ -920,19 +921,7 @@ TEST(SearchSparse, TheBatchHoldsASumOfProductsADistanceAndAWeightedMeanExactly) 
   EXPECT_TRUE(sparseCandidates(empty, SparseSettings{}, fresh, 0).empty());
 }
 
-// Scores a batch as the loop does, one seed per place.
-ScoreBatch scorer(const Task& task, uint64_t& evaluations) {
-  return [&task, &evaluations](const std::vector<Candidate>& cs) {
-    std::vector<std::optional<Member>> out;
-    for (const auto& c : cs) {
-      Score s = scoreCandidate(task, ScoreSettings{}, c, ++evaluations);
-      out.push_back(
-          s.ok ? std::optional<Member>(Member{s.fitted, s.holdoutRmse, s.trainRmse, s.complexity, evaluations, s.score})
-               : std::nullopt);
-    }
-    return out;
-  };
-}
+using search::test::scorer;
 
 TEST(SearchEnumerate, TheStageFindsASmallLawOfOneVariableAndASeparableOneOfTwo) {
   TwoRatios one([](double x1, double) { return 2 / std::sqrt(1 - x1 * x1); });
