@@ -335,6 +335,8 @@ def to_sympy(node, symbols, pi_as_float=False):
     if kind == "pi":
         return PI_AS_SRBENCH if pi_as_float else sympy.pi
     op, args = node[1], [to_sympy(a, symbols, pi_as_float) for a in node[2]]
+    if op == "acos" and pi_as_float and args[0] == -1:  # (acos -1) is how a DMCI program writes pi
+        return PI_AS_SRBENCH
     if op == "+":
         return sympy.Add(*args)
     if op == "*":

@@ -5,8 +5,9 @@ Three verdicts, each from this file alone:
   simplified, its floats below 1e-4 in magnitude set to 0 and the rest rounded to 3 decimals; then the difference
   truth - model and the ratio model / truth are rounded the same way, the difference simplified, and the model is
   a solution when the difference is a constant or the ratio a non-zero constant). As in SRBench, the check is made
-  only for a model whose R^2 on the test rows exceeds 0.5, a model that simplifies to 0 is no solution, and pi in
-  the true law is the number 3.1415926535 (so that rounding treats it as a fitted constant would be treated).
+  only for a model whose R^2 on the test rows exceeds 0.5, a model that simplifies to 0 is no solution, and pi is
+  the number 3.1415926535 in the true law (SRBench's get_sym_model) and in the model (its clean_pred_model writes
+  a model's pi so, for AI Feynman's; a DMCI program writes pi as (acos -1)): rounding treats both alike.
 - exact: the model equals the law numerically on fresh points drawn from each variable's range widened by half
   (the width times 1.5, about the same middle): at every point where the law is finite the model is finite and
   |model - law| <= EXACT_TOL * (|law| + 1e-9 RMS(law)). Points where the law is undefined are skipped.
@@ -119,6 +120,11 @@ def may_pass_rule(model_tree, rows, names, ys, spread=SCREEN):
     sd_d, _ = sd(ds)
     sd_r, mu_r = sd(rs) if rs else (math.inf, 0.0)
     return sd_d <= spread * rms or sd_r <= spread * abs(mu_r)
+
+
+def model_sympy(tree, symbols):
+    """A model's sympy expression as the rule reads it: its pi, (acos -1), the number SRBench writes for pi."""
+    return exprs.to_sympy(tree, symbols, pi_as_float=True)
 
 
 def symbols_for(names):

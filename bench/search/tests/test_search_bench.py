@@ -31,7 +31,7 @@ def verdict(name, program, params=None):
     truth = exprs.to_sympy(p.tree, syms, pi_as_float=True)
     tree = exprs.parse_sexpr(program, set(p.variables), params)
     ranges = p.ranges or problems.draw(p, 50, 0.0, 1, 10)[2]  # Strogatz: the trajectories' bounding box
-    return judge.rule(truth, exprs.to_sympy(tree, syms))["solved"], judge.exact(p.tree, tree, ranges, 7)[0]
+    return judge.rule(truth, judge.model_sympy(tree, syms))["solved"], judge.exact(p.tree, tree, ranges, 7)[0]
 
 
 class Rule(unittest.TestCase):
@@ -64,6 +64,19 @@ class Rule(unittest.TestCase):
         self.assertEqual(verdict("feynman_I_12_1", "(+ (* mu Nn) mu)"), (False, False))
         self.assertEqual(verdict("feynman_I_10_7", "(/ m_0 (cos (* 0.9 (/ v c))))"), (False, False))
         self.assertEqual(verdict("feynman_I_12_1", "(* 0 mu)")[0], False)  # simplifies to 0
+
+    def test_pi_is_the_same_number_in_the_law_and_in_the_model(self):
+        # SRBench writes pi as 3.1415926535 in the law and in a model; a DMCI program writes it as (acos -1).
+        # With pi exact in the model alone, 1/(4 pi) against the law's rounded 1/12.566 was never a constant.
+        self.assertEqual(verdict("feynman_II_21_32", "(* (/ q (* epsilon r)) (* (/ 1 (* 4 (acos -1))) (/ (- 1 (/ v c)))))"),
+                         (True, True))
+        self.assertEqual(verdict("feynman_II_24_17",
+                                 "(sqrt (- (/ (* omega omega) (* c c)) (/ (* (acos -1) (acos -1)) (* d d))))"),
+                         (True, True))
+        # The rule's own harshness, kept: II.6.15b's law as written is refused once pi is a number, since sympy
+        # writes cos(t) sin(t) as sin(2t)/2 in the model only, and 3/(4 pi) and 3/(8 pi) round apart.
+        law = exprs.to_sexpr(PROBLEMS["feynman_II_6_15b"].tree).replace(repr(math.pi), "(acos -1)")
+        self.assertEqual(verdict("feynman_II_6_15b", law), (False, True))
 
     def test_rounding(self):
         import sympy
