@@ -8,24 +8,29 @@ namespace dmci::search {
 
 namespace {
 
+const double kRateStart = 1 + 0x1p-20;
+
 Expr call(const std::string& op, Expr a) { return Expr::list({Expr::sym(op), std::move(a)}); }
 Expr call(const std::string& op, Expr a, Expr b) { return Expr::list({Expr::sym(op), std::move(a), std::move(b)}); }
 
-Expr apply(const std::string& name, Expr t) {
+Expr apply(const std::string& name, Expr t, double rate = kRateStart) {
   if (name.empty()) return t;
   if (name == "square") return call("*", t, t);
   if (name == "inverse") return call("/", std::move(t));
   if (name == "rsqrt") return call("/", call("sqrt", std::move(t)));
   if (name == "1-") return call("-", Expr::num(1), std::move(t));
   if (name == "1+") return call("+", Expr::num(1), std::move(t));
-  return call(name, std::move(t));  // sqrt exp log sin cos
+  // e^(k x): the rate is fitted (from `rate`): a law's exponent carries its constants, ħω/kT = (1/2π) hω/kT,
+  // which no constant outside the exp can make up.
+  if (name == "exp*") return call("exp", call("*", Expr::num(rate), std::move(t)));
+  return call(name, std::move(t));  // sqrt exp log sin cos asin tanh
 }
 
 // Outer and inner templates that undo each other (or make one of a smaller chain) when nothing is between them.
 bool undoes(const std::string& outer, const std::string& inner) {
   static const std::vector<std::pair<std::string, std::string>> pairs = {
       {"sqrt", "square"}, {"square", "sqrt"}, {"rsqrt", "square"},   {"inverse", "inverse"},
-      {"log", "exp"},     {"exp", "log"},     {"square", "inverse"}, {"inverse", "sqrt"}};
+      {"log", "exp*"},    {"exp", "log"},     {"square", "inverse"}, {"inverse", "sqrt"}};
   return std::find(pairs.begin(), pairs.end(), std::make_pair(outer, inner)) != pairs.end();
 }
 
@@ -39,7 +44,7 @@ const Expr& body(const Candidate& c) { return c.value().items[2]; }
 }  // namespace
 
 const std::vector<std::string>& innerTemplates() {
-  static const std::vector<std::string> t = {"", "square", "sqrt", "inverse", "exp", "log", "sin", "cos"};
+  static const std::vector<std::string> t = {"", "square", "sqrt", "inverse", "exp*", "log", "sin", "cos"};
   return t;
 }
 const std::vector<std::string>& middleTemplates() {
@@ -47,14 +52,25 @@ const std::vector<std::string>& middleTemplates() {
   return t;
 }
 const std::vector<std::string>& outerTemplates() {
-  static const std::vector<std::string> t = {"", "inverse", "sqrt", "rsqrt", "square", "exp", "log"};
+  static const std::vector<std::string> t = {"", "inverse", "sqrt", "rsqrt", "square", "exp", "log", "asin", "tanh"};
   return t;
 }
 
-Expr chainExpr(const Chain& c, const Expr& x) {
+double rateStart(const Task& task, const std::string& v) {
+  const int xc = task.data ? task.data->find(v) : -1;
+  double sum = 0, n = 0;
+  if (xc >= 0)
+    for (size_t r : task.train)
+      if (double x = task.data->columns[static_cast<size_t>(xc)][r]; std::isfinite(x)) sum += x * x, n += 1;
+  const double rate = n > 0 && sum > 0 ? std::sqrt(n / sum) : 1;
+  if (!std::isfinite(rate)) return kRateStart;
+  return rate == std::round(rate) ? rate * kRateStart : rate;  // an integer literal would key as a structure
+}
+
+Expr chainExpr(const Chain& c, const Expr& x, double rate) {
   Expr e = apply(outerTemplates()[static_cast<size_t>(c.outer)],
                  apply(middleTemplates()[static_cast<size_t>(c.middle)],
-                       apply(innerTemplates()[static_cast<size_t>(c.inner)], x)));
+                       apply(innerTemplates()[static_cast<size_t>(c.inner)], x, rate)));
   return c.times ? call("*", x, std::move(e)) : e;
 }
 
@@ -77,18 +93,52 @@ std::vector<Chain> chainsUpTo(int size) {
   return all;
 }
 
+int powerLawSlope(const Task& task, const std::string& v) {
+  const int xc = task.data ? task.data->find(v) : -1, yc = task.data ? task.data->find(task.target) : -1;
+  if (xc < 0 || yc < 0) return 0;
+  const auto &xs = task.data->columns[static_cast<size_t>(xc)], &ys = task.data->columns[static_cast<size_t>(yc)];
+  double n = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (size_t r : task.train) {
+    const double lx = std::log(std::fabs(xs[r])), ly = std::log(std::fabs(ys[r]));
+    if (!std::isfinite(lx) || !std::isfinite(ly)) continue;
+    n += 1, sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+  }
+  const double var = sxx - sx * sx / std::max(n, 1.0);
+  if (n < 10 || !(var > 1e-12 * std::max(1.0, sxx))) return 0;
+  const double k = std::round((sxy - sx * sy / n) / var);
+  return std::fabs(k) <= 3 ? static_cast<int>(k) : 0;
+}
+
 std::vector<Candidate> chainCandidates(const Task& task, const EnumerateSettings& e, double scale,
                                        const std::function<bool(const Candidate&)>& fresh) {
   std::vector<Candidate> out;
   if (e.size <= 0) return out;
   std::vector<Chain> chains = chainsUpTo(e.size);
+  std::vector<int> slopes;
+  std::vector<double> rates;
+  for (const auto& v : task.vars) slopes.push_back(powerLawSlope(task, v)), rates.push_back(rateStart(task, v));
   for (int size = 0; size <= e.size; ++size)
-    for (const auto& v : task.vars)
+    for (size_t vi = 0; vi < task.vars.size(); ++vi)
       for (const auto& c : chains) {
         if (c.size() != size) continue;
+        const Expr x = Expr::sym(task.vars[vi]);
         if (e.limit && out.size() >= e.limit) return out;
-        Candidate k = scaled(chainExpr(c, Expr::sym(v)), scale, {});
+        Candidate k = scaled(chainExpr(c, x, rates[vi]), scale, {});
         if (fresh(k)) out.push_back(std::move(k));
+        // x^p times the chain, p the variable's power-law slope when that is not 0 or 1 (the times slot's x):
+        // the same size as x times it.
+        const int p = slopes[vi];
+        if (!c.times || p == 0 || p == 1) continue;
+        if (e.limit && out.size() >= e.limit) return out;
+        Expr power = x;
+        for (int j = 1; j < std::abs(p); ++j) power = call("*", std::move(power), x);
+        Chain bare = c;
+        bare.times = false;
+        Expr chain = chainExpr(bare, x, rates[vi]);
+        Candidate v = scaled(
+            p > 0 ? call("*", std::move(power), std::move(chain)) : call("/", std::move(chain), std::move(power)),
+            scale, {});
+        if (fresh(v)) out.push_back(std::move(v));
       }
   return out;
 }

@@ -4,9 +4,9 @@
 // 1/(1 - p), p/(e^p - 1), that evolution reaches only by luck and an enumeration reaches for a few hundred fits.
 //
 //   chains   outer(middle(inner(x))) for each variable x, each slot a template or nothing:
-//              inner   x^2 (* x x), sqrt, 1/x (/ x), exp, log, sin, cos
+//              inner   x^2 (* x x), sqrt, 1/x (/ x), e^(k x) (exp (* k x)) with k fitted, log, sin, cos
 //              middle  1 - t (- 1 t), 1 + t (+ 1 t)   (the 1 is a literal: it is fitted, c - t)
-//              outer   1/t, sqrt, 1/sqrt (/ (sqrt t)), t^2, exp, log
+//              outer   1/t, sqrt, 1/sqrt (/ (sqrt t)), t^2, exp, log, asin, tanh
 //            a chain's size is its templates; x times a chain (* x chain) is one more. Candidate programs are
 //            (* C chain) with one fitted constant C. Order: by size, then by variable, then by the slots' places in
 //            the lists above (middle, inner, outer); pairs that undo each other (sqrt of a square, log of an exp...)
@@ -58,12 +58,22 @@ const std::vector<std::string>& innerTemplates();
 const std::vector<std::string>& middleTemplates();
 const std::vector<std::string>& outerTemplates();
 
-// The chain applied to `x`, without the constant: (/ (sqrt (- 1 (* x x)))).
-Expr chainExpr(const Chain& c, const Expr& x);
+// The chain applied to `x`, without the constant: (/ (sqrt (- 1 (* x x)))); `rate` is where e^(k x)'s k starts.
+Expr chainExpr(const Chain& c, const Expr& x, double rate = 1 + 0x1p-20);
+// Where the rate k of e^(k x) starts for the variable `v`: 1/RMS(x) on the training rows (k x of order 1 over the
+// data, where a fit from k = 1 may start at e^25 and never come back), off an integer by a hair so that its key is
+// not the unscaled structure's.
+double rateStart(const Task& task, const std::string& v);
 // The chains up to `size`, in the stage's order, the pairs that undo each other left out.
 std::vector<Chain> chainsUpTo(int size);
 
-// The first batch: (* C chain) over every variable of `task`, in order, each C starting at `scale`. `fresh` says
+// The slope of log|y| on log|x| over the training rows, rounded (0 when it is above 3 in size, or fewer than ten rows
+// have both logs): a law y = M g(x) whose scale M the units did not choose as the law writes it (m v² rather than
+// m c², so g = x^-2/sqrt(1 - x²) with x = v/c) follows that power of x over the data, and x^p times a chain is the law.
+int powerLawSlope(const Task& task, const std::string& v);
+
+// The first batch: (* C chain) over every variable of `task`, in order, each C starting at `scale`; after each chain
+// with the times slot, x^p times the chain when x's powerLawSlope p is neither 0 nor 1. `fresh` says
 // whether a candidate's key is new (and records it); a repeated one is skipped. At most `limit` (0: all).
 std::vector<Candidate> chainCandidates(const Task& task, const EnumerateSettings& e, double scale,
                                        const std::function<bool(const Candidate&)>& fresh);

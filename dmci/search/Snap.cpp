@@ -6,6 +6,7 @@
 #include <cmath>
 #include <map>
 #include <numeric>
+#include <optional>
 
 namespace dmci::search {
 
@@ -108,6 +109,99 @@ std::string freshName(const Task& t, size_t k) {
 
 }  // namespace
 
+std::optional<double> constantValue(const Expr& e) {
+  if (e.isNumber()) return e.number;
+  if (!e.isList() || e.items.size() < 2 || !e.items[0].isSymbol()) return std::nullopt;
+  std::vector<double> a;
+  for (size_t k = 1; k < e.items.size(); ++k) {
+    auto v = constantValue(e.items[k]);
+    if (!v) return std::nullopt;
+    a.push_back(*v);
+  }
+  const std::string& h = e.items[0].text;
+  double r = NAN;
+  if (h == "+")
+    r = std::accumulate(a.begin(), a.end(), 0.0);
+  else if (h == "*")
+    r = std::accumulate(a.begin(), a.end(), 1.0, std::multiplies<>());
+  else if (h == "-")
+    r = a.size() == 1 ? -a[0] : std::accumulate(a.begin() + 1, a.end(), a[0], std::minus<>());
+  else if (h == "/")
+    r = a.size() == 1 ? 1 / a[0] : std::accumulate(a.begin() + 1, a.end(), a[0], std::divides<>());
+  else if (a.size() == 1 && h == "sqrt")
+    r = std::sqrt(a[0]);
+  else if (a.size() == 1 && h == "exp")
+    r = std::exp(a[0]);
+  else if (a.size() == 1 && h == "log")
+    r = std::log(a[0]);
+  else if (a.size() == 1 && h == "acos")
+    r = std::acos(a[0]);
+  else if (a.size() == 2 && h == "expt")
+    r = std::pow(a[0], a[1]);
+  if (!std::isfinite(r)) return std::nullopt;
+  return r;
+}
+
+int foldConstants(Candidate& c) {
+  int folded = 0;
+  std::map<std::string, int> uses;
+  auto count = [&](auto& self, const Expr& e) -> void {
+    if (e.isSymbol()) ++uses[e.text];
+    for (const auto& item : e.items) self(self, item);
+  };
+  count(count, c.value());
+  // A fitted literal: a number a program's closed forms do not write (they write integers, over (acos -1) and the
+  // like), so a constant expression that holds one is a fit's value whatever its shape.
+  auto fitted = [](auto& self, const Expr& e) -> bool {
+    if (e.isNumber()) return e.number != std::round(e.number);
+    return std::any_of(e.items.begin(), e.items.end(), [&](const Expr& x) { return self(self, x); });
+  };
+  auto fold = [&](auto& self, Expr& e) -> void {
+    for (auto& item : e.items) self(self, item);
+    if (e.isList())
+      if (auto v = constantValue(e); v && fitted(fitted, e)) {  // (exp (expt 0.159 82.2)) is one number, 1.0000
+        e = num(*v), ++folded;
+        return;
+      }
+    const std::string h = e.head();
+    if ((h != "+" && h != "*") || constantValue(e)) return;  // a constant as a whole is a single literal's form
+    const bool sum = h == "+";
+    // Parameters read here and nowhere else (a + a) are constants of this sum or product too.
+    std::map<std::string, int> here;
+    for (size_t k = 1; k < e.items.size(); ++k)
+      if (e.items[k].isSymbol() && c.params.count(e.items[k].text)) ++here[e.items[k].text];
+    std::vector<Expr> rest{e.items[0]};
+    double total = sum ? 0 : 1;
+    int constants = 0;
+    std::string param;  // a parameter that is an operand here and nowhere else: it takes the constants in
+    std::vector<std::string> absorbed;
+    for (size_t k = 1; k < e.items.size(); ++k) {
+      const Expr& x = e.items[k];
+      std::optional<double> v = constantValue(x);
+      if (!v && x.isSymbol() && here.count(x.text) && here[x.text] == uses[x.text] && here[x.text] > 1)
+        v = c.params[x.text], absorbed.push_back(x.text);
+      if (v) {
+        total = sum ? total + *v : total * *v, ++constants;
+        continue;
+      }
+      if (param.empty() && x.isSymbol() && c.params.count(x.text) && uses[x.text] == 1) param = x.text;
+      rest.push_back(x);
+    }
+    if (constants == 0 || (constants == 1 && param.empty())) return;
+    for (const auto& a : absorbed) c.params.erase(a);
+    if (!param.empty()) {
+      double& p = c.params[param];
+      p = sum ? p + total : p * total;
+    } else {
+      rest.insert(sum ? rest.end() : rest.begin() + 1, num(total));
+    }
+    ++folded;
+    e = rest.size() == 2 ? rest[1] : Expr::list(std::move(rest));
+  };
+  fold(fold, c.value());
+  return folded;
+}
+
 std::vector<SimpleConstant> simpleConstantsNear(double x, double window) {
   static const std::vector<SimpleConstant> table = makeTable();
   std::vector<SimpleConstant> out;
@@ -171,6 +265,7 @@ Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Mem
            s.score * s.score <= m.score * m.score * std::exp(q / nScore) + floor2;
   };
   Candidate current = m.candidate;
+  foldConstants(current);  // one constant where only a sum or product of several is decided (same function)
   std::map<std::string, double> fixed;
   std::map<std::string, Expr> forms;
   // Fixes one constant at the simplest form near `value` whose refit holds the score: `fix` is the program with

@@ -17,6 +17,7 @@
 //                constant is also tried at 0 (a term that only fits noise). On noise-free data RSS_0 is the fit's
 //                precision and the test keeps nothing the tolerance would not.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,6 +66,16 @@ struct Snapped {
   // snapped and the score within the tolerance of the fitted pick's (set by the search, search/Search.h).
   bool reported = false;
 };
+
+// The value of an expression of numbers alone ((sqrt (/ 5 7)), (* 2 (acos -1))), or nullopt (a name, an operator
+// this does not know, a value that is not finite).
+std::optional<double> constantValue(const Expr& e);
+
+// Folds the constant operands of each sum and product of `c`'s value into one literal (into a parameter that is
+// another operand there and read nowhere else): the same function, with one constant where a fit or an earlier
+// snap left several that only their sum or product decides (sqrt(5/7) - sqrt(3/4) - 1/12 + 1.1042 is one 1.0000).
+// Snapping then tries the simple forms of that one constant. Returns the number of sums and products folded.
+int foldConstants(Candidate& c);
 
 // Snaps the constants of `m` (a scored member of the search on `task`); `seed` drives the refits.
 Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
