@@ -521,12 +521,13 @@ class Loop {
     }
   }
 
-  std::vector<Score> scoreAll(const std::vector<Pending>& batch) {
+  std::vector<Score> scoreAll(const std::vector<Pending>& batch) { return scoreAll(batch, s_.score); }
+  std::vector<Score> scoreAll(const std::vector<Pending>& batch, const ScoreSettings& settings) {
     std::vector<Score> scores(batch.size());
     std::atomic<size_t> next{0};
     auto work = [&] {
       for (size_t k; (k = next++) < batch.size();)
-        scores[k] = scoreCandidate(t_, s_.score, batch[k].candidate, batch[k].seed);
+        scores[k] = scoreCandidate(t_, settings, batch[k].candidate, batch[k].seed);
     };
     size_t jobs = std::min(batch.size(), static_cast<size_t>(std::max(1, s_.jobs)));
     std::vector<std::thread> pool;
@@ -546,10 +547,15 @@ class Loop {
     e.limit = s_.evals ? std::min<uint64_t>(s_.enumerateLimit, s_.evals / 3) : s_.enumerateLimit;
     auto fresh = [&](const Candidate& c) { return st_.seen.insert(keyOf(c, s_, st_.algebraicKeys)).second; };
     uint64_t slot = 0;
+    // A form of the stage is fitted once, from a start that knows nothing of the law (C at the target's size, a
+    // rate at 1/RMS x), and no child refines it before the islands rank it: four times the loop's iterations, so
+    // that 1/(1 - e^(k x)) reaches k = 1/2π (about 36 steps from its start) rather than lose to what fits in eight.
+    ScoreSettings settings = s_.score;
+    settings.iterations = std::max(settings.iterations, 4 * s_.score.iterations);
     auto score = [&](const std::vector<Candidate>& cs) {
       std::vector<Pending> batch;
       for (const auto& c : cs) batch.push_back({c, 0, false, fitSeed(s_.seed, kFirstGeneration, 1, slot++)});
-      std::vector<Score> scores = scoreAll(batch);
+      std::vector<Score> scores = scoreAll(batch, settings);
       std::vector<std::optional<Member>> out(batch.size());
       for (size_t k = 0; k < batch.size(); ++k) {
         Outcome o = outcome(batch[k], scores[k]);

@@ -237,8 +237,10 @@ double chiSquareQuantile(int k, double p) {
   return k * std::max(0.0, c * c * c);
 }
 
-Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
-                      uint64_t seed) {
+namespace {
+
+Snapped snapOnce(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
+                 uint64_t seed, bool fold) {
   Snapped out;
   out.candidate = m.candidate, out.score = m.score, out.holdoutRmse = m.holdoutRmse, out.trainRmse = m.trainRmse;
   if (!settings.gradient) return out;  // nothing is refitted: a snapped constant could not be made up for
@@ -265,7 +267,7 @@ Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Mem
            s.score * s.score <= m.score * m.score * std::exp(q / nScore) + floor2;
   };
   Candidate current = m.candidate;
-  foldConstants(current);  // one constant where only a sum or product of several is decided (same function)
+  if (fold) foldConstants(current);  // one constant where only a sum or product of several is decided
   std::map<std::string, double> fixed;
   std::map<std::string, Expr> forms;
   // Fixes one constant at the simplest form near `value` whose refit holds the score: `fix` is the program with
@@ -340,6 +342,40 @@ Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Mem
   for (const auto& [name, form] : forms) current.params.erase(name);
   out.candidate = std::move(current);
   return out;
+}
+
+// The fitted constants a snapped program still carries: its literals that are not integers (a closed form writes
+// integers), and the task's parameters it reads.
+int unsnapped(const Task& task, const Candidate& c) {
+  int n = 0;
+  auto count = [&](auto& self, const Expr& e) -> void {
+    if (e.isNumber() && e.number != std::round(e.number)) ++n;
+    if (e.isSymbol() && c.params.count(e.text) &&
+        std::find(task.params.begin(), task.params.end(), e.text) != task.params.end())
+      ++n;
+    for (const auto& x : e.items) self(self, x);
+  };
+  count(count, c.value());
+  return n;
+}
+
+}  // namespace
+
+Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
+                      uint64_t seed) {
+  // Folded first; the program as it was when that leaves more constants unsnapped: two factors that are each a
+  // simple form, -1/3 and 46/5, fold to -46/15, which is none.
+  Snapped folded = snapOnce(task, settings, m, snap, seed, true);
+  Candidate probe = m.candidate;
+  if (foldConstants(probe) == 0) return folded;
+  Snapped plain = snapOnce(task, settings, m, snap, seed, false);
+  const int f = unsnapped(task, folded.candidate), p = unsnapped(task, plain.candidate);
+  if (p < f || (p == f && folded.constants.empty() && !plain.constants.empty())) {
+    plain.tried += folded.tried;
+    return plain;
+  }
+  folded.tried += plain.tried;
+  return folded;
 }
 
 }  // namespace dmci::search

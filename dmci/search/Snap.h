@@ -77,7 +77,8 @@ std::optional<double> constantValue(const Expr& e);
 // Snapping then tries the simple forms of that one constant. Returns the number of sums and products folded.
 int foldConstants(Candidate& c);
 
-// Snaps the constants of `m` (a scored member of the search on `task`); `seed` drives the refits.
+// Snaps the constants of `m` (folded first, foldConstants; as it was when that leaves more fitted constants
+// unsnapped) (a scored member of the search on `task`); `seed` drives the refits.
 Snapped snapConstants(const Task& task, const ScoreSettings& settings, const Member& m, const SnapSettings& snap,
                       uint64_t seed);
 

@@ -252,6 +252,83 @@ std::vector<Candidate> sparseCandidates(const Task& task, const SparseSettings& 
     }
   }
 
+  // The log-linear form y = C x^p z^q ... e^(L): log y over the logs of the positive variables (their powers), the
+  // basis's monomials and their quotients (1/x, 1/x², x/z, x z/w, x z/w²): a Gaussian e^(-θ²/2σ²)/(√(2π) σ), a
+  // Boltzmann factor n0 e^(-m g x/(k T)), a power law times either.
+  if (std::all_of(y.begin(), y.end(), [](double v) { return v > 0; })) {
+    // The basis's monomials (its sines and cosines are the exp transform's), so that a small set is eliminated
+    // from whole: forward selection over correlated quotients misses the Gaussian's three.
+    std::vector<Term> lterms;
+    for (const auto& t : terms)
+      if (t.monomial) lterms.push_back(t);
+    std::vector<int> logOf(lterms.size(), -1);
+    const size_t n = task.vars.size();
+    auto add = [&](Expr e, std::vector<double> v, int log = -1) {
+      if (lterms.size() >= static_cast<size_t>(2 * s.maxBasis)) return;
+      for (double d : v)
+        if (!std::isfinite(d)) return;
+      lterms.push_back({std::move(e), false, std::move(v), false});
+      logOf.push_back(log);
+    };
+    for (size_t i = 0; i < n; ++i)
+      if (std::all_of(x[i].begin(), x[i].end(), [](double v) { return v > 0; })) {
+        std::vector<double> v(rows);
+        for (size_t r = 0; r < rows; ++r) v[r] = std::log(x[i][r]);
+        add(Expr::sym(task.vars[i]), std::move(v), static_cast<int>(i));
+      }
+    auto quotient = [&](std::vector<size_t> top, std::vector<size_t> bottom) {
+      std::vector<double> v(rows, 1.0);
+      for (size_t r = 0; r < rows; ++r) {
+        for (size_t i : top) v[r] *= x[i][r];
+        for (size_t i : bottom) v[r] /= x[i][r];
+      }
+      auto product = [&](const std::vector<size_t>& f) {
+        std::vector<Expr> e;
+        for (size_t i : f) e.push_back(Expr::sym(task.vars[i]));
+        return e.size() == 1 ? e[0] : call("*", std::move(e));
+      };
+      Expr e = top.empty() ? call("/", {product(bottom)}) : call("/", {product(top), product(bottom)});
+      add(std::move(e), std::move(v));
+    };
+    for (size_t i = 0; i < n; ++i) quotient({}, {i}), quotient({}, {i, i});
+    for (size_t i = 0; i < n; ++i)
+      for (size_t j = 0; j < n; ++j)
+        if (i != j) quotient({i}, {j});
+    for (size_t k = 0; k < n; ++k)
+      for (size_t i = 0; i < n; ++i)
+        for (size_t j = i; j < n; ++j)
+          if (i != k && j != k) quotient({i, j}, {k, k}), quotient({i, j}, {k});
+    std::vector<std::vector<double>> lcols;
+    for (const auto& t : lterms) lcols.push_back(t.value);
+    std::vector<double> z(rows);
+    for (size_t r = 0; r < rows; ++r) z[r] = std::log(y[r]);
+    SparseSettings ls = s;
+    ls.backwardAll = std::max(s.backwardAll, 64);
+    for (const auto& use : selectionPath(lcols, z, ls)) {
+      std::vector<double> coef = leastSquares(lcols, z, use);
+      if (coef.empty()) continue;
+      bool any = false;
+      for (size_t i : use) any = any || logOf[i] >= 0;
+      if (!any) continue;  // no power: the exp transform's form
+      double scale = 1;
+      std::vector<Expr> factors{Expr::sym("*")};
+      std::vector<const Term*> ts;
+      std::vector<double> tc;
+      for (size_t k = 0; k < use.size(); ++k) {
+        const size_t i = use[k];
+        if (lterms[i].constant)
+          scale = std::exp(coef[k]);
+        else if (logOf[i] >= 0)
+          factors.push_back(call("expt", {lterms[i].expr, literal(coef[k])}));
+        else
+          ts.push_back(&lterms[i]), tc.push_back(coef[k]);
+      }
+      if (!std::isfinite(scale)) continue;
+      factors.insert(factors.begin() + 1, literal(scale));
+      if (!ts.empty()) factors.push_back(call("exp", {sum(ts, tc)}));
+      emit(Candidate{{Expr::list(std::move(factors))}, {}});
+    }
+  }
   // The ratio y = P / (1 + Q), fitted as y = P - y Q over the monomials.
   std::vector<const Term*> mono;
   for (const auto& t : terms)

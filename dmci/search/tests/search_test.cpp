@@ -982,6 +982,31 @@ TEST(SearchSparse, TheBatchHoldsASumOfProductsADistanceAndAWeightedMeanExactly) 
   EXPECT_TRUE(sparseCandidates(empty, SparseSettings{}, fresh, 0).empty());
 }
 
+TEST(SearchSparse, TheLogLinearFormHoldsAGaussianAndAPowerLawTimesABoltzmannFactor) {
+  auto best = [](const Task& task) {
+    std::set<std::string> seen;
+    auto fresh = [&](const Candidate& c) { return seen.insert(print(c.value())).second; };
+    double out = INFINITY;
+    std::string text;
+    uint64_t k = 0;
+    for (const auto& c : sparseCandidates(task, SparseSettings{}, fresh, 0)) {
+      Score sc = scoreCandidate(task, ScoreSettings{}, c, ++k);
+      if (sc.ok && sc.score < out) out = sc.score, text = print(sc.fitted.value());
+    }
+    return std::make_pair(out, text);
+  };
+  // I.6.2b: e^(-((θ - θ1)/σ)²/2)/(√(2π) σ), three variables (x1 = σ).
+  ThreeVariables gauss([](double s, double t, double t1) {
+    return std::exp(-std::pow((t - t1) / s, 2) / 2) / (std::sqrt(2 * M_PI) * s);
+  });
+  auto [s1, t1] = best(gauss.task);
+  EXPECT_LT(s1, 1e-9) << t1;
+  // x1^1.5 e^(-x2 x3/x1)
+  ThreeVariables boltzmann([](double a, double b, double c) { return std::pow(a, 1.5) * std::exp(-b * c / a); });
+  auto [s2, t2] = best(boltzmann.task);
+  EXPECT_LT(s2, 1e-9) << t2;
+}
+
 using search::test::scorer;
 
 TEST(SearchEnumerate, TheStageFindsASmallLawOfOneVariableAndASeparableOneOfTwo) {
