@@ -506,9 +506,10 @@ void addOptions(CLI::App* cmd, SearchArgs& a) {
                 "of the data (the power-law probe) joins the first generation");
   cmd->add_option("--enumerate", a.enumerate,
                   "before the first generation, score every small form C chain(x) of one variable up to this "
-                  "size (chains of sqrt, x^2, 1/x, 1/sqrt, exp, log, sin, cos, 1-t, 1+t; x times a chain is one "
-                  "more) and then products and sums of each two variables' best chains (each an evaluation of the "
-                  "budget); the best seed the islands (0: no enumeration)")
+                  "size (chains of sqrt, x^2, 1/x, 1/sqrt, e^(kx) with k fitted, exp, log, sin, cos, asin, tanh, "
+                  "1-t, 1+t; x times a chain is one more, as is x^p times it for the power p the data follow) and "
+                  "then products and sums of each two variables' best chains (each an evaluation of the budget, "
+                  "fitted with four times the loop's iterations); the best seed the islands (0: no enumeration)")
       ->capture_default_str();
   cmd->add_option(
          "--terms", a.terms,

@@ -434,6 +434,27 @@ TEST(SearchSnap, PiIsSnappedWhenTheLossHolds) {
   EXPECT_LT(s.score, 1e-9);
 }
 
+TEST(SearchSnap, TwoSimpleFactorsStaySoWhenTheirProductHasNoSimpleForm) {
+  // y = -(46/15) t², found as (* -1/3 46/5 t²): folded, -46/15 is no form of the table (q = 15); as it was, each
+  // factor snaps. The snap keeps the one that leaves fewer fitted constants.
+  Quadratic q(-46.0 / 15);
+  ScoreSettings plain;
+  plain.gradient = false;
+  Score at = scoreCandidate(q.task, plain, candidate("(* -0.3333333333333333 9.2 (* t t))"), 1);
+  ASSERT_TRUE(at.ok) << at.error;
+  Member m{at.fitted, at.holdoutRmse, at.trainRmse, at.complexity, 1, at.score};
+  Snapped s = snapConstants(q.task, ScoreSettings{}, m, snapSettings(q.task), 1);
+  EXPECT_EQ(print(s.candidate.value()), "(* (/ -1 3) (/ 46 5) (* t t))");
+  EXPECT_EQ(s.constants.size(), 2u);
+  // A sum whose constants only add up to a simple one: folded, it snaps to 1.
+  Quadratic r(1);
+  at = scoreCandidate(r.task, plain, candidate("(* (+ 0.25 0.75 (* 0 t)) (* t t))"), 1);
+  ASSERT_TRUE(at.ok) << at.error;
+  m = Member{at.fitted, at.holdoutRmse, at.trainRmse, at.complexity, 1, at.score};
+  s = snapConstants(r.task, ScoreSettings{}, m, snapSettings(r.task), 1);
+  EXPECT_EQ(print(s.candidate.value()), "(* (+ (* 0 t) 1) (* t t))");
+}
+
 TEST(SearchSnap, AConstantNearPiButNotPiIsLeftAsFitted) {
   Quadratic q(3.1416);  // 7e-6 from pi: fixed at pi, the error rises far past the tolerance
   Member m = scored(q.task, "(* 3.1 (* t t))");
