@@ -599,12 +599,56 @@ Candidate expandCandidate(const Candidate& c, const Reduction& r, const std::set
     bool any = false;
     for (size_t i = 0; i < r.vars.size() && i < outside.size(); ++i) {
       const Rational e = outside[i];
+      // A half power goes under whatever the root reads, when the variable is positive: sqrt(pr/ρ) sqrt(Γ) is
+      // sqrt(Γ pr/ρ).
+      if (e.den == 2 && positive.count(r.vars[i])) {
+        inside[i] = Rational(e.num), outside[i] = Rational(0), any = true;
+        continue;
+      }
       if (!e.isInteger() || e.num == 0 || std::find(reads.begin(), reads.end(), r.vars[i]) == reads.end()) continue;
       if (e.num % 2 != 0 && !positive.count(r.vars[i])) continue;
       inside[i] = Rational(2 * e.num), outside[i] = Rational(0), any = true;
     }
     if (any)
       g = Expr::list({Expr::sym("sqrt"), Expr::list({Expr::sym("*"), monomialExpr(r.vars, inside), g.items[1]})});
+  }
+  // A sum with a root among the factors of some term: M goes into each term, and under the roots of a term where
+  // every variable of M is positive on the data (I1 (1 + I2/I1 + 2 sqrt(I2/I1) cos δ) is I1 + I2 + 2 sqrt(I1 I2)
+  // cos δ, as the law writes it, rather than a form only positive variables make equal).
+  if (g.head() == "+" && !isOne(monomialExpr(r.vars, outside))) {
+    bool allPositive = true, integral = true, rooted = false;
+    for (size_t i = 0; i < r.vars.size() && i < outside.size(); ++i) {
+      if (outside[i].isZero()) continue;
+      allPositive = allPositive && positive.count(r.vars[i]) > 0;
+      integral = integral && outside[i].isInteger();
+    }
+    auto hasRoot = [](const Expr& t) {
+      if (t.head() == "sqrt") return true;
+      if (t.head() != "*") return false;
+      return std::any_of(t.items.begin() + 1, t.items.end(), [](const Expr& f) { return f.head() == "sqrt"; });
+    };
+    for (size_t k = 1; k < g.items.size(); ++k) rooted = rooted || hasRoot(g.items[k]);
+    if (allPositive && integral && rooted) {
+      std::vector<Rational> twice(outside.size());
+      for (size_t i = 0; i < outside.size(); ++i) twice[i] = Rational(2) * outside[i];
+      Expr m = monomialExpr(r.vars, outside), m2 = monomialExpr(r.vars, twice);
+      for (size_t k = 1; k < g.items.size(); ++k) {
+        Expr& t = g.items[k];
+        if (t.head() == "sqrt") {
+          t = Expr::list({Expr::sym("sqrt"), Expr::list({Expr::sym("*"), m2, t.items[1]})});
+        } else if (hasRoot(t)) {
+          for (size_t j = 1; j < t.items.size(); ++j)
+            if (t.items[j].head() == "sqrt") {
+              t.items[j] = Expr::list({Expr::sym("sqrt"), Expr::list({Expr::sym("*"), m2, t.items[j].items[1]})});
+              break;
+            }
+        } else {
+          t = Expr::list({Expr::sym("*"), m, t});
+        }
+      }
+      out.value() = std::move(g);
+      return out;
+    }
   }
   Expr m = monomialExpr(r.vars, outside);
   out.value() = isOne(m) ? std::move(g) : Expr::list({Expr::sym("*"), std::move(m), std::move(g)});

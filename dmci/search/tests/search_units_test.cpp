@@ -225,6 +225,22 @@ TEST(SearchUnits, ProgramsAreWrittenBackInTheUsersVariables) {
   Reduction inv = reduce("x,Length,1,0,0,0,0,\ny,Length,1,0,0,0,0,\nk,Wavenumber,-1,0,0,0,0,\n", {"x", "y"}, "k");
   EXPECT_EQ(print(expandCandidate(Candidate{*root, {}}, inv, {"x"}).value()),
             "(sqrt (* (/ 1 (* x x)) (+ 1 (* (/ y x) (/ y x)))))");
+  // A half power of a positive variable goes under the root whatever it reads: sqrt(pr/rho) sqrt(G) (I.47.23).
+  Reduction half =
+      reduce("G,D,0,0,0,0,0,\npr,P,-1,-2,1,0,0,\nrho,R,-3,0,1,0,0,\nc,V,1,-1,0,0,0,\n", {"G", "pr", "rho"}, "c");
+  auto sqrtG = readForms("(sqrt G)", "t");
+  ASSERT_TRUE(sqrtG);
+  EXPECT_EQ(print(expandCandidate(Candidate{*sqrtG, {}}, half, {"G", "pr", "rho"}).value()), "(sqrt (* (/ pr rho) G))");
+  EXPECT_EQ(print(expandCandidate(Candidate{*sqrtG, {}}, half).value()), "(* (/ (sqrt pr) (sqrt rho)) (sqrt G))");
+  // A sum with a root in a term: M into each term, squared under the root, when M's variables are positive
+  // (I.37.4: I1 (1 + I2/I1 + 2 sqrt(I2/I1) cos d) is I1 + I2 + 2 sqrt(I1² I2/I1) cos d).
+  Reduction sum = reduce("I1,W,1,0,0,0,0,\nI2,W,1,0,0,0,0,\nd,D,0,0,0,0,0,\nI,W,1,0,0,0,0,\n", {"I1", "I2", "d"}, "I");
+  auto law = readForms("(+ 1 pi1 (* 2 (sqrt pi1) (cos d)))", "t");
+  ASSERT_TRUE(law);
+  EXPECT_EQ(print(expandCandidate(Candidate{*law, {}}, sum, {"I1", "I2"}).value()),
+            "(+ (* I1 1) (* I1 (/ I2 I1)) (* 2 (sqrt (* (* I1 I1) (/ I2 I1))) (cos d)))");
+  EXPECT_EQ(print(expandCandidate(Candidate{*law, {}}, sum).value()),
+            "(* I1 (+ 1 (/ I2 I1) (* 2 (sqrt (/ I2 I1)) (cos d))))");
 }
 
 TEST(SearchUnits, RatiosAreTurnedToStayMostlyBelowOne) {
