@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <string>
 
 namespace dmci::search {
@@ -223,7 +224,9 @@ std::vector<Candidate> sparseCandidates(const Task& task, const SparseSettings& 
   };
 
   // The transforms of the target and how a program undoes each.
-  const char* transforms[] = {"", "sqrt", "inverse", "exp"};
+  const char* transforms[] = {"", "sqrt", "inverse", "exp", "asin"};
+  // y = asin(L): sin y over the basis, when every y is an angle asin can give.
+  const bool angles = std::all_of(y.begin(), y.end(), [](double v) { return std::fabs(v) <= std::numbers::pi / 2; });
   std::vector<std::vector<double>> cols;
   for (const auto& t : terms) cols.push_back(t.value);
   for (const char* how : transforms) {
@@ -235,6 +238,7 @@ std::vector<Candidate> sparseCandidates(const Task& task, const SparseSettings& 
       if (h == "sqrt") z[r] = y[r] * y[r];
       if (h == "inverse") z[r] = 1 / y[r];
       if (h == "exp") z[r] = y[r] > 0 ? std::log(y[r]) : NAN;
+      if (h == "asin") z[r] = angles ? std::sin(y[r]) : NAN;
       ok = std::isfinite(z[r]);
     }
     if (!ok) continue;
@@ -255,7 +259,10 @@ std::vector<Candidate> sparseCandidates(const Task& task, const SparseSettings& 
   // The log-linear form y = C x^p z^q ... e^(L): log y over the logs of the positive variables (their powers), the
   // basis's monomials and their quotients (1/x, 1/x², x/z, x z/w, x z/w²): a Gaussian e^(-θ²/2σ²)/(√(2π) σ), a
   // Boltzmann factor n0 e^(-m g x/(k T)), a power law times either.
-  if (std::all_of(y.begin(), y.end(), [](double v) { return v > 0; })) {
+  // Over y itself and, for angles, over sin y (asin(λ/(n d)) is asin of C λ^1 n^-1 d^-1).
+  const bool positive = std::all_of(y.begin(), y.end(), [](double v) { return v > 0; });
+  const bool positiveSines = angles && std::all_of(y.begin(), y.end(), [](double v) { return std::sin(v) > 0; });
+  if (positive || positiveSines) {
     // The basis's monomials (its sines and cosines are the exp transform's), so that a small set is eliminated
     // from whole: forward selection over correlated quotients misses the Gaussian's three.
     std::vector<Term> lterms;
@@ -300,33 +307,37 @@ std::vector<Candidate> sparseCandidates(const Task& task, const SparseSettings& 
           if (i != k && j != k) quotient({i, j}, {k, k}), quotient({i, j}, {k});
     std::vector<std::vector<double>> lcols;
     for (const auto& t : lterms) lcols.push_back(t.value);
-    std::vector<double> z(rows);
-    for (size_t r = 0; r < rows; ++r) z[r] = std::log(y[r]);
     SparseSettings ls = s;
     ls.backwardAll = std::max(s.backwardAll, 64);
-    for (const auto& use : selectionPath(lcols, z, ls)) {
-      std::vector<double> coef = leastSquares(lcols, z, use);
-      if (coef.empty()) continue;
-      bool any = false;
-      for (size_t i : use) any = any || logOf[i] >= 0;
-      if (!any) continue;  // no power: the exp transform's form
-      double scale = 1;
-      std::vector<Expr> factors{Expr::sym("*")};
-      std::vector<const Term*> ts;
-      std::vector<double> tc;
-      for (size_t k = 0; k < use.size(); ++k) {
-        const size_t i = use[k];
-        if (lterms[i].constant)
-          scale = std::exp(coef[k]);
-        else if (logOf[i] >= 0)
-          factors.push_back(call("expt", {lterms[i].expr, literal(coef[k])}));
-        else
-          ts.push_back(&lterms[i]), tc.push_back(coef[k]);
+    for (bool sine : {false, true}) {
+      if (!(sine ? positiveSines : positive)) continue;
+      std::vector<double> z(rows);
+      for (size_t r = 0; r < rows; ++r) z[r] = std::log(sine ? std::sin(y[r]) : y[r]);
+      for (const auto& use : selectionPath(lcols, z, ls)) {
+        std::vector<double> coef = leastSquares(lcols, z, use);
+        if (coef.empty()) continue;
+        bool any = false;
+        for (size_t i : use) any = any || logOf[i] >= 0;
+        if (!any) continue;  // no power: the exp transform's form
+        double scale = 1;
+        std::vector<Expr> factors{Expr::sym("*")};
+        std::vector<const Term*> ts;
+        std::vector<double> tc;
+        for (size_t k = 0; k < use.size(); ++k) {
+          const size_t i = use[k];
+          if (lterms[i].constant)
+            scale = std::exp(coef[k]);
+          else if (logOf[i] >= 0)
+            factors.push_back(call("expt", {lterms[i].expr, literal(coef[k])}));
+          else
+            ts.push_back(&lterms[i]), tc.push_back(coef[k]);
+        }
+        if (!std::isfinite(scale)) continue;
+        factors.insert(factors.begin() + 1, literal(scale));
+        if (!ts.empty()) factors.push_back(call("exp", {sum(ts, tc)}));
+        Expr form = Expr::list(std::move(factors));
+        emit(Candidate{{sine ? call("asin", {std::move(form)}) : std::move(form)}, {}});
       }
-      if (!std::isfinite(scale)) continue;
-      factors.insert(factors.begin() + 1, literal(scale));
-      if (!ts.empty()) factors.push_back(call("exp", {sum(ts, tc)}));
-      emit(Candidate{{Expr::list(std::move(factors))}, {}});
     }
   }
   // The ratio y = P / (1 + Q), fitted as y = P - y Q over the monomials.

@@ -8,12 +8,14 @@
 //   basis       1, every variable x, every product x z and square x², and for each variable its sin and cos and
 //               those times each variable (x sin z, x cos z)
 //   transforms  the target y fitted as it is (the form is the sum L), as y² (sqrt L), as 1/y (/ L), as log y
-//               (exp L; only when y > 0 on every training row); and the ratio y = P/(1 + Q) of two sums of the
+//               (exp L; only when y > 0 on every training row), as sin y (asin L; only when |y| <= π/2 on every
+//               row: asin(n sin θ)); and the ratio y = P/(1 + Q) of two sums of the
 //               monomials (degree ≤ 2, Q without its constant), fitted linearly as y = P − y Q; and, when y > 0
 //               on every row, log y over the basis's monomials, their quotients (1/x, 1/x², x/z, x z/w, x z/w²)
 //               and the log of each positive variable, eliminated from whole up to 64 columns: the log-linear
 //               form y = C x^p z^q ... e^(L), a Gaussian, a Boltzmann factor, a power law times either (a subset
-//               without a power is the log transform's, left out)
+//               without a power is the log transform's, left out); and the same of sin y, for angles whose sines
+//               are positive (asin(λ/(n d)))
 //   selection   forward selection of the terms (the one that lowers the residual most, in turn) up to `maxTerms`
 //               + 4, then backward elimination from that set (the term whose removal raises the residual least);
 //               with a small basis, backward elimination from the whole basis. Every subset on the elimination

@@ -1022,6 +1022,13 @@ TEST(SearchSparse, TheLogLinearFormHoldsAGaussianAndAPowerLawTimesABoltzmannFact
   });
   auto [s1, t1] = best(gauss.task);
   EXPECT_LT(s1, 1e-9) << t1;
+  // Angles: asin(x1 sin x2) over sin y; asin(x2/(x1 x3)) over log sin y (I.26.2, I.30.5).
+  ThreeVariables refraction([](double a, double b, double) { return std::asin(a / 5 * std::sin(b)); });
+  auto [s3, t3] = best(refraction.task);
+  EXPECT_LT(s3, 1e-9) << t3;
+  ThreeVariables grating([](double a, double b, double c) { return std::asin(b / (5 * a * c)); });
+  auto [s4, t4] = best(grating.task);
+  EXPECT_LT(s4, 1e-9) << t4;
   // x1^1.5 e^(-x2 x3/x1)
   ThreeVariables boltzmann([](double a, double b, double c) { return std::pow(a, 1.5) * std::exp(-b * c / a); });
   auto [s2, t2] = best(boltzmann.task);
