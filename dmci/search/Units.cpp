@@ -622,30 +622,30 @@ Candidate expandCandidate(const Candidate& c, const Reduction& r, const std::set
       allPositive = allPositive && positive.count(r.vars[i]) > 0;
       integral = integral && outside[i].isInteger();
     }
-    auto hasRoot = [](const Expr& t) {
+    // A root among the factors of a term, through nested products: (* 2 (* (sqrt p) (cos d))).
+    auto hasRoot = [](auto& self, const Expr& t) -> bool {
       if (t.head() == "sqrt") return true;
       if (t.head() != "*") return false;
-      return std::any_of(t.items.begin() + 1, t.items.end(), [](const Expr& f) { return f.head() == "sqrt"; });
+      return std::any_of(t.items.begin() + 1, t.items.end(), [&](const Expr& f) { return self(self, f); });
     };
-    for (size_t k = 1; k < g.items.size(); ++k) rooted = rooted || hasRoot(g.items[k]);
+    for (size_t k = 1; k < g.items.size(); ++k) rooted = rooted || hasRoot(hasRoot, g.items[k]);
     if (allPositive && integral && rooted) {
       std::vector<Rational> twice(outside.size());
       for (size_t i = 0; i < outside.size(); ++i) twice[i] = Rational(2) * outside[i];
       Expr m = monomialExpr(r.vars, outside), m2 = monomialExpr(r.vars, twice);
-      for (size_t k = 1; k < g.items.size(); ++k) {
-        Expr& t = g.items[k];
+      // Puts M² under the first root of the product `t` (true when there was one).
+      auto underRoot = [&](auto& self, Expr& t) -> bool {
         if (t.head() == "sqrt") {
           t = Expr::list({Expr::sym("sqrt"), Expr::list({Expr::sym("*"), m2, t.items[1]})});
-        } else if (hasRoot(t)) {
-          for (size_t j = 1; j < t.items.size(); ++j)
-            if (t.items[j].head() == "sqrt") {
-              t.items[j] = Expr::list({Expr::sym("sqrt"), Expr::list({Expr::sym("*"), m2, t.items[j].items[1]})});
-              break;
-            }
-        } else {
-          t = Expr::list({Expr::sym("*"), m, t});
+          return true;
         }
-      }
+        if (t.head() != "*") return false;
+        for (size_t j = 1; j < t.items.size(); ++j)
+          if (self(self, t.items[j])) return true;
+        return false;
+      };
+      for (size_t k = 1; k < g.items.size(); ++k)
+        if (!underRoot(underRoot, g.items[k])) g.items[k] = Expr::list({Expr::sym("*"), m, g.items[k]});
       out.value() = std::move(g);
       return out;
     }

@@ -239,6 +239,10 @@ TEST(SearchUnits, ProgramsAreWrittenBackInTheUsersVariables) {
   ASSERT_TRUE(law);
   EXPECT_EQ(print(expandCandidate(Candidate{*law, {}}, sum, {"I1", "I2"}).value()),
             "(+ (* I1 1) (* I1 (/ I2 I1)) (* 2 (sqrt (* (* I1 I1) (/ I2 I1))) (cos d)))");
+  auto nested = readForms("(+ 1 pi1 (* 2 (* (sqrt pi1) (cos d))))", "t");
+  ASSERT_TRUE(nested);
+  EXPECT_EQ(print(expandCandidate(Candidate{*nested, {}}, sum, {"I1", "I2"}).value()),
+            "(+ (* I1 1) (* I1 (/ I2 I1)) (* 2 (* (sqrt (* (* I1 I1) (/ I2 I1))) (cos d))))");
   EXPECT_EQ(print(expandCandidate(Candidate{*law, {}}, sum).value()),
             "(* I1 (+ 1 (/ I2 I1) (* 2 (sqrt (/ I2 I1)) (cos d))))");
 }
