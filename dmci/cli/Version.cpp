@@ -8,7 +8,7 @@
 #include <optional>
 #include <sstream>
 
-#include "build_info.inc"  // DMCI_RELEASE_VERSION, DMCI_GIT_COMMIT, DMCI_GIT_DIRTY: written by CMake at configure time
+#include "build_info.inc"  // DMCI_RELEASE_VERSION, DMCI_GIT_COMMIT, DMCI_GIT_DIRTY: cmake/build_info.cmake, at build time
 #include "capi/dmci.h"
 #include "cli/Exit.h"
 #include "driver/Engine.h"
