@@ -199,6 +199,42 @@ int foldConstants(Candidate& c) {
     e = rest.size() == 2 ? rest[1] : Expr::list(std::move(rest));
   };
   fold(fold, c.value());
+  // A ratio of sums whose denominator has a constant term c: top and bottom divided by c, so that the one scale
+  // the data cannot fix is 1 ((e^¼ + 0.856 x)/(e^¼ − 0.428 x) is (1 + 0.667 x)/(1 − 0.333 x)) and the snap does
+  // not spend it on a form of its own. Only when every term of both is a number or a number times the rest.
+  auto coefficient = [](Expr& t) -> double* {
+    if (t.isNumber()) return &t.number;
+    if (t.head() == "*" && t.items.size() >= 3 && t.items[1].isNumber()) return &t.items[1].number;
+    return nullptr;
+  };
+  auto normalize = [&](auto& self, Expr& e) -> void {
+    for (auto& item : e.items) self(self, item);
+    if (e.head() != "/" || e.items.size() != 3 || e.items[2].head() != "+") return;
+    Expr &top = e.items[1], &bottom = e.items[2];
+    double c = 0;
+    int constants = 0;
+    for (size_t k = 1; k < bottom.items.size(); ++k)
+      if (bottom.items[k].isNumber()) c = bottom.items[k].number, ++constants;
+    if (constants != 1 || c == 0 || c == 1 || !std::isfinite(c)) return;
+    std::vector<double*> cs;
+    auto collect = [&](Expr& side) {
+      if (side.head() == "+") {
+        for (size_t k = 1; k < side.items.size(); ++k)
+          if (double* x = coefficient(side.items[k]))
+            cs.push_back(x);
+          else
+            return false;
+        return true;
+      }
+      double* x = coefficient(side);
+      if (x) cs.push_back(x);
+      return x != nullptr;
+    };
+    if (!collect(top) || !collect(bottom)) return;
+    for (double* x : cs) *x /= c;
+    ++folded;
+  };
+  normalize(normalize, c.value());
   return folded;
 }
 

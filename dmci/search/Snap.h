@@ -74,7 +74,9 @@ std::optional<double> constantValue(const Expr& e);
 // Folds the constant operands of each sum and product of `c`'s value into one literal (into a parameter that is
 // another operand there and read nowhere else): the same function, with one constant where a fit or an earlier
 // snap left several that only their sum or product decides (sqrt(5/7) - sqrt(3/4) - 1/12 + 1.1042 is one 1.0000).
-// Snapping then tries the simple forms of that one constant. Returns the number of sums and products folded.
+// Snapping then tries the simple forms of that one constant. Then a ratio of sums whose denominator has one constant
+// term c (every term of both a number or a number times the rest) is divided through by c, so that the scale the
+// data cannot fix is 1. Returns the number of sums, products and ratios rewritten.
 int foldConstants(Candidate& c);
 
 // Snaps the constants of `m` (folded first, foldConstants; as it was when that leaves more fitted constants

@@ -373,6 +373,14 @@ TEST(SearchSnap, FoldingLeavesOneConstantWhereOnlyTheirSumOrProductIsDecided) {
   c = candidate("(+ (* 2 x) (/ 1 (* 4 (acos -1))) y)");
   EXPECT_EQ(foldConstants(c), 0);
   EXPECT_EQ(print(c.value()), "(+ (* 2 x) (/ 1 (* 4 (acos -1))) y)");
+  // A ratio of sums is divided through by its denominator's constant: the one scale the data cannot fix is 1.
+  c = candidate("(/ (+ 1.2840254166877414 (* 0.8560169444584944 x)) (+ 1.2840254166877414 (* -0.428 x)))");
+  EXPECT_EQ(foldConstants(c), 1);
+  ASSERT_EQ(c.value().items[2].items[1].number, 1.0);
+  EXPECT_NEAR(c.value().items[1].items[2].items[1].number, 2.0 / 3, 1e-9);
+  EXPECT_NEAR(c.value().items[1].items[1].number, 1.0, 1e-15);
+  c = candidate("(/ (+ 1.5 (sin x)) (+ 2.5 (* -0.4 x)))");  // (sin x) has no coefficient: left as it is
+  EXPECT_EQ(foldConstants(c), 0);
   EXPECT_FALSE(constantValue(read("(+ x 1)")).has_value());
   EXPECT_NEAR(*constantValue(read("(* 2 (acos -1))")), 2 * M_PI, 1e-15);
 }
