@@ -173,7 +173,7 @@ def main():
             sys.stderr.write(f"search_speed: {name} found different best programs across --jobs and repetitions: "
                              f"{sorted(programs)}\n")
             status = 1
-    report = {"command": "bench/search_speed.py " + " ".join(sys.argv[1:]),
+    report = {"command": shown_command(sys.argv),
               "settings": {"problem": p.name, "law": p.law_text, "rows": args.rows, "evals": args.evals,
                            "units": args.units, "seed": args.seed, "reps": args.reps, "jobs": jobs},
               "builds": [n for n, _ in builds], "load_average": [load0, load1], "cpus": os.cpu_count(),
@@ -185,6 +185,27 @@ def main():
     if status == 0:
         sys.stderr.write("search_speed: every build found one best program at every --jobs and repetition\n")
     return status
+
+
+def display(path):
+    """A path as the report shows it: relative to the project inside it, else its last two parts (no machine's
+    folders in a report that may be committed)."""
+    a = os.path.abspath(path)
+    if a == ROOT or a.startswith(ROOT + os.sep):
+        return os.path.relpath(a, ROOT)
+    return os.path.join("...", *a.split(os.sep)[-2:])
+
+
+def shown_command(argv):
+    """The command line with every absolute path shortened (NAME=PATH of --dmci too)."""
+    out = ["bench/search_speed.py"]
+    for w in argv[1:]:
+        if "=" in w and os.path.isabs(w.split("=", 1)[1]):
+            k, v = w.split("=", 1)
+            out.append(k + "=" + display(v))
+        else:
+            out.append(display(w) if os.path.isabs(w) else w)
+    return " ".join(out)
 
 
 if __name__ == "__main__":
