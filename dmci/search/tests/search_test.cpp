@@ -94,6 +94,16 @@ TEST(SearchCanon, TheTextSortsOperandsByTheirOwnText) {
   EXPECT_EQ(canonicalAlgebraText(read("(* 0.5 x)"), 3), "(* 5.00e-01 |x|)");
 }
 
+TEST(SearchCanon, APowerTowerWithASymbolicTopIsLeftToTheHash) {
+#ifndef DMCI_HAVE_GINAC
+  GTEST_SKIP() << "built without GiNaC";
+#endif
+  // Feynman I.39.22 under noise: GiNaC's expand of this recursed past the stack and the search died (SIGSEGV).
+  const char* tower = "(expt (* 8.06 (tanh (/ -0.986 (exp (* 0.107 n))))) (expt 1.0243 (log a)))";
+  EXPECT_FALSE(canonicalAlgebraText(read(tower), 0).has_value());
+  EXPECT_NE(canonicalKey(read(tower), CanonKind::Ginac, 0, 2).key, 0u);
+}
+
 TEST(SearchCanon, ASumsSignInAProductDoesNotChangeTheText) {
 #ifndef DMCI_HAVE_GINAC
   GTEST_SKIP() << "built without GiNaC";
