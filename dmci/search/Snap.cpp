@@ -107,6 +107,10 @@ std::string freshName(const Task& t, size_t k) {
   return name;
 }
 
+// A fitted literal: a number a program's closed forms do not write (they write integers, over (acos -1) and the
+// like).
+bool fittedLiteral(const Expr& e) { return e.isNumber() && e.number != std::round(e.number); }
+
 }  // namespace
 
 std::optional<double> constantValue(const Expr& e) {
@@ -153,7 +157,7 @@ int foldConstants(Candidate& c) {
   // A fitted literal: a number a program's closed forms do not write (they write integers, over (acos -1) and the
   // like), so a constant expression that holds one is a fit's value whatever its shape.
   auto fitted = [](auto& self, const Expr& e) -> bool {
-    if (e.isNumber()) return e.number != std::round(e.number);
+    if (e.isNumber()) return fittedLiteral(e);
     return std::any_of(e.items.begin(), e.items.end(), [&](const Expr& x) { return self(self, x); });
   };
   auto fold = [&](auto& self, Expr& e) -> void {
@@ -385,7 +389,7 @@ Snapped snapOnce(const Task& task, const ScoreSettings& settings, const Member& 
 int unsnapped(const Task& task, const Candidate& c) {
   int n = 0;
   auto count = [&](auto& self, const Expr& e) -> void {
-    if (e.isNumber() && e.number != std::round(e.number)) ++n;
+    if (fittedLiteral(e)) ++n;
     if (e.isSymbol() && c.params.count(e.text) &&
         std::find(task.params.begin(), task.params.end(), e.text) != task.params.end())
       ++n;
