@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <cwctype>
 #include <functional>
+#include <optional>
 #include <unordered_map>
 
 #include "syntax/Datum.h"
@@ -195,8 +196,10 @@ int radixAt(const std::string& prim, const std::vector<Arg>& a, size_t k) {
 }
 
 // R7RS string->number on the reals of the subset: a decimal in radix 10 (as the reader reads it, with +inf.0,
-// -inf.0, +nan.0), an integer in radix 2, 8 or 16, each with an optional #x/#o/#b/#d/#e/#i prefix; else #f.
-Out stringToNumber(std::string s, int radix) {
+// -inf.0, +nan.0), an integer in radix 2, 8 or 16, each with an optional #x/#o/#b/#d/#e/#i prefix. Text that is
+// none of these is a domain error at the call (issue 42: a model reading numbers from text stops at the garbage,
+// where R7RS would return #f and the #f would stop it later, at an arithmetic far from the cause).
+std::optional<double> parseNumber(std::string s, int radix) {
   while (s.size() >= 2 && s[0] == '#') {
     char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
     if (p == 'x')
@@ -208,41 +211,49 @@ Out stringToNumber(std::string s, int radix) {
     else if (p == 'd')
       radix = 10;
     else if (p != 'e' && p != 'i')
-      return boolean(false);
+      return std::nullopt;
     s = s.substr(2);
   }
-  if (s == "+inf.0") return number(INFINITY);
-  if (s == "-inf.0") return number(-INFINITY);
-  if (s == "+nan.0" || s == "-nan.0") return number(NAN);
-  if (s.empty()) return boolean(false);
+  if (s == "+inf.0") return INFINITY;
+  if (s == "-inf.0") return -INFINITY;
+  if (s == "+nan.0" || s == "-nan.0") return NAN;
+  if (s.empty()) return std::nullopt;
   if (radix == 10) {
     size_t i = 0, digits = 0, n = s.size();
     if (s[i] == '+' || s[i] == '-') ++i;
     for (; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
     if (i < n && s[i] == '.')
       for (++i; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
-    if (digits == 0) return boolean(false);
+    if (digits == 0) return std::nullopt;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
       ++i;
       if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
       size_t exp = 0;
       for (; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++exp;
-      if (exp == 0) return boolean(false);
+      if (exp == 0) return std::nullopt;
     }
-    if (i != n) return boolean(false);
-    return number(std::strtod(s.c_str(), nullptr));
+    if (i != n) return std::nullopt;
+    return std::strtod(s.c_str(), nullptr);
   }
   size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
-  if (i == s.size()) return boolean(false);
+  if (i == s.size()) return std::nullopt;
   double v = 0;
   for (size_t k = i; k < s.size(); ++k) {
     int d = std::isdigit(static_cast<unsigned char>(s[k]))   ? s[k] - '0'
             : std::isalpha(static_cast<unsigned char>(s[k])) ? std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10
                                                              : 99;
-    if (d >= radix) return boolean(false);
+    if (d >= radix) return std::nullopt;
     v = v * radix + d;
   }
-  return number(s[0] == '-' ? -v : v);
+  return s[0] == '-' ? -v : v;
+}
+
+Out stringToNumber(const std::string& prim, const std::vector<Arg>& a) {
+  int radix = radixAt(prim, a, 1);
+  std::optional<double> x = parseNumber(stringAt(prim, a, 0), radix);
+  if (!x)
+    throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown + " is not a number in radix " + std::to_string(radix));
+  return number(*x);
 }
 
 Out numberToString(const std::string& prim, const std::vector<Arg>& a) {
@@ -388,7 +399,7 @@ void addConversionRules(std::unordered_map<std::string, Rule>& t) {
     }
     return chain<bool>(bs, std::equal_to<bool>());
   };
-  t["string->number"] = [](auto& p, auto& a) { return stringToNumber(stringAt(p, a, 0), radixAt(p, a, 1)); };
+  t["string->number"] = [](auto& p, auto& a) { return stringToNumber(p, a); };
   t["number->string"] = [](auto& p, auto& a) { return numberToString(p, a); };
 }
 
@@ -456,7 +467,8 @@ const std::vector<Row>& rows() {
       {"symbol=?", 1, -1, "(symbol=? sym ...) #t when the symbols are the same", false},
       {"boolean=?", 1, -1, "(boolean=? b ...) #t when the booleans are the same", false},
       {"string->number", 1, 2,
-       "(string->number s [radix]) the number s writes (radix 10, or 2, 8, 16 for integers), else #f", true},
+       "(string->number s [radix]) the number s writes (radix 10, or 2, 8, 16 for integers); other text is an error",
+       true},
       {"number->string", 1, 2, "(number->string z [radix]) z written in radix 10, or an integer in radix 2, 8 or 16",
        true},
   };

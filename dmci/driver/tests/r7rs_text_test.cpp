@@ -39,7 +39,8 @@ const TextCase kCases[] = {
      1},
     {"string_to_list_range", "(length (string->list \"abcde\" 1 3))", 2},
     {"number_round_trip_radix", "(string->number (number->string 255 16) 16)", 255},
-    {"string_to_number_or_false", "(+ (string->number \"1e2\") (if (string->number \"abc\") 1 0))", 100},
+    {"string_to_number_forms", "(+ (string->number \"1e2\") (string->number \"#x1F\") (string->number \"-101\" 2))",
+     126},
     {"symbols_round_trip", "(if (eq? (string->symbol (symbol->string 'LollyPop)) 'LollyPop) 1 0)", 1},
     {"string_map", "(char->integer (car (string->list (string-map char-upcase \"xyz\"))))", 88},
     {"string_map_two_strings", "(string-length (string-map (lambda (a b) a) \"abcd\" \"xy\"))", 2},
@@ -84,6 +85,16 @@ TEST_P(TextErrors, AnIndexPastTheEndIsADomainErrorAtTheCall) {
   EXPECT_EQ(e.kind, ErrorKind::Domain);
   EXPECT_EQ(where(e.pos), "2:19");
   EXPECT_NE(e.message.find("string-ref: index 3 is out of range 0 to 2"), std::string::npos) << e.message;
+}
+
+TEST_P(TextErrors, StringToNumberOfGarbageIsADomainErrorAtTheCall) {
+  Error e = evalErr("(define (coefficient s) (* 2 s))\n(coefficient (string->number \"1.5e\"))", GetParam());
+  EXPECT_EQ(e.kind, ErrorKind::Domain);
+  EXPECT_EQ(where(e.pos), "2:14");
+  EXPECT_NE(e.message.find("string->number: \"1.5e\" is not a number in radix 10"), std::string::npos) << e.message;
+  EXPECT_EQ(evalErr("(string->number \"12\" 2)", GetParam()).kind, ErrorKind::Domain);
+  EXPECT_EQ(evalErr("(string->number \"\")", GetParam()).kind, ErrorKind::Domain);
+  EXPECT_EQ(evalErr("(string->number 12)", GetParam()).kind, ErrorKind::Type);
 }
 
 TEST_P(TextErrors, AWrongArgumentIsATypeErrorNamingIt) {
