@@ -8,6 +8,7 @@
 
 #include "oracle/Oracle.h"
 #include "prims/PrimTable.h"
+#include "syntax/Exactness.h"
 
 namespace dmci::oracle {
 
@@ -368,7 +369,9 @@ Value<Num> Interpreter<Num>::datum(const Datum& d) {
       return Value<Num>::object(Kind::String, &d.text);
     case DatumKind::Number: {
       auto it = literals_.empty() ? literals_.end() : literals_.find(d.pos.str());
-      return Value<Num>::number(it != literals_.end() ? it->second : Num(d.number));
+      // A literal being differentiated is a real (inexact), as on the engines' tape (runtime/ExactValue.h).
+      if (it != literals_.end()) return Value<Num>::number(it->second);
+      return keepExact(Value<Num>::number(Num(d.number)), isExact(d));
     }
     case DatumKind::List:
     case DatumKind::Vector:

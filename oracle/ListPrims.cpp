@@ -189,7 +189,7 @@ std::vector<V<Num>> elements(const PrimCall<Num>& c, int k) {
 
 template <class Num>
 V<Num> lengthPrim(const PrimCall<Num>& c) {
-  return V<Num>::number(Num(static_cast<double>(elements(c, 0).size())));
+  return keepExact(V<Num>::number(Num(static_cast<double>(elements(c, 0).size()))), true);
 }
 
 // Copies every list but the last, which becomes the shared tail (any value).

@@ -1,5 +1,6 @@
 // The numeric primitives in the oracle's number type: arithmetic, comparisons,
 // min and max, integer division, the elementary functions and the number tests.
+// Exactness is kept as the engines keep it (runtime/ExactValue.h), each rule on its own.
 // Every one whose result steps with its arguments (a comparison, abs, min, max,
 // rounding, integer division, a number test) records a decision.
 #include <boost/math/special_functions/erf.hpp>
@@ -42,27 +43,38 @@ Value<Num> combine(const PrimCall<Num>& c, char op, const Value<Num>& x, const V
 }
 
 template <class Num>
+bool allExact(const PrimCall<Num>& c) {
+  for (int k = 0; k < c.argc(); ++k)
+    if (!c[k].isExact()) return false;
+  return true;
+}
+
+// Each step exact when both sides are and it gives an integer a double holds, as the native fold.
+template <class Num>
 Value<Num> fold(const PrimCall<Num>& c, char op) {
   Value<Num> acc = operand(c, 0);
-  for (int k = 1; k < c.argc(); ++k) acc = combine(c, op, acc, operand(c, k));
+  for (int k = 1; k < c.argc(); ++k) {
+    const Value<Num>& y = operand(c, k);
+    acc = keepExact(combine(c, op, acc, y), acc.isExact() && y.isExact());
+  }
   return acc;
 }
 
 template <class Num>
 Value<Num> add(const PrimCall<Num>& c) {
-  return c.argc() == 0 ? Value<Num>::number(0) : fold(c, '+');
+  return c.argc() == 0 ? keepExact(Value<Num>::number(0), true) : fold(c, '+');
 }
 
 template <class Num>
 Value<Num> multiply(const PrimCall<Num>& c) {
-  return c.argc() == 0 ? Value<Num>::number(1) : fold(c, '*');
+  return c.argc() == 0 ? keepExact(Value<Num>::number(1), true) : fold(c, '*');
 }
 
 // (- x) is 0 - x and (/ x) is 1 / x.
 template <class Num, char Op>
 Value<Num> subtractOrDivide(const PrimCall<Num>& c) {
   if (c.argc() > 1) return fold(c, Op);
-  return combine(c, Op, Value<Num>::number(Op == '-' ? 0 : 1), operand(c, 0));
+  return keepExact(combine(c, Op, Value<Num>::number(Op == '-' ? 0 : 1), operand(c, 0)), c[0].isExact());
 }
 
 // --- comparisons: a chain over every argument, each checked to be a number; a branch decision ---
@@ -117,7 +129,8 @@ Value<Num> select(const PrimCall<Num>& c) {
   for (int k = 0; k < c.argc(); ++k)
     if (k != best) close.see(c[k].num, c[best].num);
   Num chosen = c.decide(DecisionKind::Kink, Num(best), close, c[0].num);
-  return c[static_cast<int>(chosen)];
+  // An inexact argument makes the result inexact, whichever is selected.
+  return allExact(c) ? c[static_cast<int>(chosen)] : inexactValue(c[static_cast<int>(chosen)]);
 }
 
 // --- quotient, remainder, modulo: integers only, a zero divisor is a Domain error; results are constants ---
@@ -146,7 +159,8 @@ Value<Num> integerDivisionPrim(const PrimCall<Num>& c) {
   }
   std::optional<Num> natural;
   if (valid) natural = integerDivision(Rule, n, d);
-  return Value<Num>::number(c.decide(DecisionKind::Discrete, natural, Closeness<Num>::between(n, n), n));
+  return keepExact(Value<Num>::number(c.decide(DecisionKind::Discrete, natural, Closeness<Num>::between(n, n), n)),
+                   allExact(c));
 }
 
 // --- smooth functions of one or two numbers ---
@@ -323,6 +337,38 @@ Value<Num> numberTest(const PrimCall<Num>& c) {
   return Value<Num>::boolean(c.decide(DecisionKind::Branch, Num(holds ? 1 : 0), Closeness<Num>::between(x, 0), x) != 0);
 }
 
+// A rule whose result is exact when its arguments are (abs, the roundings, square, sqrt, expt), as the native
+// rows (prims/Elementary.cpp keepsExactness).
+template <class Num, PrimFn<Num> F>
+Value<Num> exactKeeping(const PrimCall<Num>& c) {
+  return keepExact(F(c), allExact(c));
+}
+
+// exact?, inexact? (of a number) and exact-integer? (of anything): the mark, as the engines read it.
+template <class Num>
+Value<Num> exactTest(const PrimCall<Num>& c) {
+  c.number(0);
+  return Value<Num>::boolean(c[0].isExact());
+}
+template <class Num>
+Value<Num> inexactTest(const PrimCall<Num>& c) {
+  c.number(0);
+  return Value<Num>::boolean(!c[0].isExact());
+}
+template <class Num>
+Value<Num> exactIntegerTest(const PrimCall<Num>& c) {
+  return Value<Num>::boolean(c[0].isExact());
+}
+// exact's and inexact's steps (prims/Numbers.cpp): the same value, marked or not.
+template <class Num>
+Value<Num> exactMark(const PrimCall<Num>& c) {
+  return keepExact(c[0], c[0].kind == Kind::Number);
+}
+template <class Num>
+Value<Num> inexactMark(const PrimCall<Num>& c) {
+  return inexactValue(c[0]);
+}
+
 template <class Num>
 void addArithmetic(PrimRegistry<Num>& r) {
   r.add("+", add<Num>);
@@ -344,16 +390,16 @@ void addArithmetic(PrimRegistry<Num>& r) {
 template <class Num>
 void addElementary(PrimRegistry<Num>& r) {
   using S = Smooth<Num>;
-  r.add("abs", absPrim<Num>);
-  r.add("floor", rounding<Num, Rounding::Floor>);
-  r.add("ceiling", rounding<Num, Rounding::Ceiling>);
-  r.add("round", rounding<Num, Rounding::Round>);
-  r.add("truncate", rounding<Num, Rounding::Truncate>);
-  r.add("square", smooth<Num, S::square>);
+  r.add("abs", exactKeeping<Num, absPrim<Num>>);
+  r.add("floor", exactKeeping<Num, rounding<Num, Rounding::Floor>>);
+  r.add("ceiling", exactKeeping<Num, rounding<Num, Rounding::Ceiling>>);
+  r.add("round", exactKeeping<Num, rounding<Num, Rounding::Round>>);
+  r.add("truncate", exactKeeping<Num, rounding<Num, Rounding::Truncate>>);
+  r.add("square", exactKeeping<Num, smooth<Num, S::square>>);
   r.add("exp", smooth<Num, S::exp>);
   r.add("log", smooth<Num, S::log, S::logBase>);
-  r.add("sqrt", smooth<Num, S::sqrt>);
-  r.add("expt", expt<Num>);
+  r.add("sqrt", exactKeeping<Num, smooth<Num, S::sqrt>>);
+  r.add("expt", exactKeeping<Num, expt<Num>>);
   r.add("sin", smooth<Num, S::sin>);
   r.add("cos", smooth<Num, S::cos>);
   r.add("tan", smooth<Num, S::tan>);
@@ -370,6 +416,11 @@ void addElementary(PrimRegistry<Num>& r) {
   r.add("even?", numberTest<Num, Test::Even>);
   r.add("odd?", numberTest<Num, Test::Odd>);
   r.add("integer?", numberTest<Num, Test::Integer>);
+  r.add("exact?", exactTest<Num>);
+  r.add("inexact?", inexactTest<Num>);
+  r.add("exact-integer?", exactIntegerTest<Num>);
+  r.add("%exact-mark", exactMark<Num>);
+  r.add("%inexact-mark", inexactMark<Num>);
 }
 
 }  // namespace

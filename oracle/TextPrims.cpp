@@ -66,7 +66,7 @@ Value<Num> valueOf(const PrimCall<Num>& c, const text::Out& o) {
     case K::Symbol:
       return c.heap().text(Kind::Symbol, o.str);
     case K::Number:
-      return Value<Num>::number(Num(o.num));
+      return keepExact(Value<Num>::number(Num(o.num)), o.exact);
     case K::Bool:
       return Value<Num>::boolean(o.b);
     case K::CharList: {
@@ -111,7 +111,9 @@ Value<Num> exactIntegerSqrtList(const PrimCall<Num>& c) {
   Num n = c.decide(DecisionKind::Discrete, std::optional<Num>(x), Closeness<Num>::between(x, x), x);
   try {
     auto [s, r] = exactIntegerSqrt(static_cast<double>(n));
-    return c.heap().cons(Value<Num>::number(Num(s)), c.heap().cons(Value<Num>::number(Num(r)), Value<Num>::nil()));
+    const bool exact = c[0].isExact();
+    return c.heap().cons(keepExact(Value<Num>::number(Num(s)), exact),
+                         c.heap().cons(keepExact(Value<Num>::number(Num(r)), exact), Value<Num>::nil()));
   } catch (const DmciError& e) {
     throw DmciError(e.error().kind, e.error().message, c.site->pos);
   }

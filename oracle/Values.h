@@ -27,7 +27,7 @@ struct VectorObj;
 template <class Num>
 struct Value {
   Kind kind = Kind::Nil;
-  int64_t bits = 0;           // Bool: 0 or 1; Char: code point; Prim: its id in the primitive table
+  int64_t bits = 0;           // Bool: 0 or 1; Char: code point; Prim: its id in the primitive table; Number: 1 exact
   Num num = 0;                // Number
   const void* ref = nullptr;  // Pair, Closure, Tensor, Vector; Symbol and String: a std::string of the program
 
@@ -55,6 +55,8 @@ struct Value {
   }
 
   bool isFalse() const { return kind == Kind::Bool && bits == 0; }
+  // Exactness as the engines keep it (runtime/ExactValue.h): an integer of at most 2^53 that exact work made.
+  bool isExact() const { return kind == Kind::Number && bits == 1; }
   bool isNumber() const { return kind == Kind::Number; }
   bool isProcedure() const { return kind == Kind::Closure || kind == Kind::Prim; }
   const Pair<Num>& pair() const { return *static_cast<const Pair<Num>*>(ref); }
@@ -105,6 +107,29 @@ bool isInteger(const Num& x) {
   using std::floor;
   using std::isfinite;
   return isfinite(x) && floor(x) == x;
+}
+
+// An integer a double holds exactly: what an exact number may be (syntax/Exactness.h).
+template <class Num>
+bool holdsExactInteger(const Num& x) {
+  using std::abs;
+  return isInteger(x) && abs(x) <= Num(9007199254740992.0);
+}
+
+// A result marked exact when its arguments were and it is such an integer (the engines' keepExact); else as it is.
+template <class Num>
+Value<Num> keepExact(Value<Num> v, bool argumentsExact) {
+  if (v.kind == Kind::Number && argumentsExact && holdsExactInteger(v.num)) {
+    v.bits = 1;
+    v.num = v.num + 0;  // exact 0 has no sign
+  }
+  return v;
+}
+// The same number, inexact.
+template <class Num>
+Value<Num> inexactValue(Value<Num> v) {
+  if (v.kind == Kind::Number) v.bits = 0;
+  return v;
 }
 
 // Everything one evaluation allocates; it lives until the evaluation ends, so nothing is collected.

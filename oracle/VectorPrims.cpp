@@ -62,7 +62,7 @@ V<Num> isVector(const PrimCall<Num>& c) {
 
 template <class Num>
 V<Num> vectorLength(const PrimCall<Num>& c) {
-  return V<Num>::number(Num(static_cast<double>(elementsOf(c, 0).size())));
+  return keepExact(V<Num>::number(Num(static_cast<double>(elementsOf(c, 0).size()))), true);
 }
 
 template <class Num>

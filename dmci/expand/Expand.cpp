@@ -6,6 +6,7 @@
 
 #include "expand/Expander.h"
 #include "syntax/Arena.h"
+#include "syntax/Exactness.h"
 
 namespace dmci {
 namespace {
@@ -25,7 +26,7 @@ bool isMutator(const std::string& name) {
 DatumPtr ownLiteral(const DatumPtr& d) {
   switch (d->kind) {
     case DatumKind::Number:
-      return Datum::num(d->number, d->pos);
+      return numberWithExactness(d->number, isExact(*d), d->pos);
     case DatumKind::Bool:
       return Datum::boolean_(d->boolean, d->pos);
     case DatumKind::Char:

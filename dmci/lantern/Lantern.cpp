@@ -48,6 +48,12 @@ const std::map<std::string, std::string>& rebound() {
       {"softplus", "%l-softplus"},
       {"normal-cdf", "%l-normal-cdf"},
       {"number?", "%l-number?"},
+      {"exact?", "%l-exact?"},
+      {"%exact-mark", "%l-exact-mark"},
+      {"%inexact-mark", "%l-inexact-mark"},
+      {"%exact-integer-sqrt-list", "%l-exact-integer-sqrt-list"},
+      {"inexact?", "%l-inexact?"},
+      {"exact-integer?", "%l-exact-integer?"},
       {"pair?", "%l-pair?"},
       {"eqv?", "%l-eqv?"},
       {"eq?", "%l-eq?"},
@@ -268,11 +274,13 @@ LanternProgram lanternProgramOnThisStack(const ExprPtr& user, const std::vector<
   // under any number of the user's resets, reach lantern.scm's reset. The primitives the converted program calls
   // are rebound below like any program's; its procedures hide both conversions' parameters (CoreExpr::hidden).
   // A library procedure may be what uses them (call/cc), so the test is on the program linked with its library.
+  // The program goes on linked: the library procedures' own primitives (gcd's %abs, floor/'s %floor) are then
+  // rebound below like the program's, so they take duals too.
   {
     std::vector<std::string> free = params;
     for (const auto& [name, init] : lits.leaves) free.push_back(name);
-    ExprPtr linked = linkPrelude(program, free);
-    if (usesControl(*linked)) program = convertControl(linked, free);
+    program = linkPrelude(program, free);
+    if (usesControl(*program)) program = convertControl(program, free);
   }
   // The primitives the program names, under the name it uses (derived forms use the %-name: case's %eqv?).
   const std::vector<std::string> names = freeVars(*program);

@@ -366,6 +366,16 @@
 (define (%l-on-primals f) (lambda xs (apply f (%l-primals xs))))
 
 (define (%l-number? v) (number? (%l-primal v)))
+;; Exactness is the number's own (runtime/ExactValue.h), a dual's that of its primal: every literal is a dual here,
+;; differentiated or not, so a literal keeps the exactness `dmci run` gives it. exact's and inexact's steps on a dual
+;; are the identity on the tape, with the primal's mark changed; exact-integer-sqrt reads its argument's number.
+(define (%l-exact? v) (exact? (%l-primal v)))
+(define (%l-inexact? v) (inexact? (%l-primal v)))
+(define (%l-exact-integer? v) (exact-integer? (%l-primal v)))
+(define (%l-exact-mark v) (if (%l-dual? v) (%l-result (%exact-mark (%l-primal v)) (list v) '(1)) (%exact-mark v)))
+(define (%l-inexact-mark v)
+  (if (%l-dual? v) (%l-result (%inexact-mark (%l-primal v)) (list v) '(1)) (%inexact-mark v)))
+(define (%l-exact-integer-sqrt-list n) (%exact-integer-sqrt-list (%l-primal n)))
 (define (%l-pair? v) (and (pair? v) (not (%l-dual? v))))
 (define (%l-eqv? a b)
   (if (or (%l-dual? a) (%l-dual? b)) (eqv? (%l-primal a) (%l-primal b)) (eqv? a b)))

@@ -1,8 +1,9 @@
 // The stable text format of a ComputeGraph: one printer, one parser, one validator.
 //
-//   dmci-graph 1
+//   dmci-graph 2
 //   params N name...
-//   const K NPOS ("file" line col)* DATUM      positions of the datum's numbers, pre-order
+//   const K NPOS ("file" line col EXACT)* DATUM   the datum's numbers in pre-order: position, and 1 when exact
+//                                                 (syntax/Exactness.h: 1 and 1.0 print alike in DATUM)
 //   block K "name" NPARAMS VARIADIC NSLOTS NFREE "file" line col [HIDDEN]   HIDDEN when not 0 (lower/Control.h)
 //     OP dst a b c "file" line col
 //   end
@@ -11,6 +12,7 @@
 #include <sstream>
 
 #include "lower/ComputeGraph.h"
+#include "syntax/Exactness.h"
 #include "syntax/Reader.h"
 
 namespace dmci {
@@ -33,17 +35,24 @@ std::string posText(const SrcPos& p) {
   return quoted(fileName(p.file)) + " " + std::to_string(p.line) + " " + std::to_string(p.col);
 }
 
-void numberPositions(const Datum& d, std::vector<SrcPos>& out) {
-  if (d.kind == DatumKind::Number) out.push_back(d.pos);
+// A number of a constant: where the program wrote it, and whether it is exact.
+struct NumberMark {
+  SrcPos pos;
+  bool exact = false;
+};
+
+void numberPositions(const Datum& d, std::vector<NumberMark>& out) {
+  if (d.kind == DatumKind::Number) out.push_back({d.pos, isExact(d)});
   for (const auto& k : d.items) numberPositions(*k, out);
   if (d.tail) numberPositions(*d.tail, out);
 }
 
-// Rebuilds a datum giving its numbers the positions in `ps` (pre-order).
-DatumPtr withPositions(const DatumPtr& d, const std::vector<SrcPos>& ps, size_t& k) {
+// Rebuilds a datum giving its numbers the positions and exactness in `ps` (pre-order).
+DatumPtr withPositions(const DatumPtr& d, const std::vector<NumberMark>& ps, size_t& k) {
   if (d->kind == DatumKind::Number) {
     if (k >= ps.size()) throw DmciError(ErrorKind::Graph, "constant has more numbers than positions");
-    return Datum::num(d->number, ps[k++]);
+    const NumberMark& m = ps[k++];
+    return numberWithExactness(d->number, m.exact, m.pos);
   }
   if (d->kind != DatumKind::List && d->kind != DatumKind::Vector) return d;
   std::vector<DatumPtr> items;
@@ -102,9 +111,15 @@ struct Parser {
   void constLine(const std::vector<std::string>& head, const std::string& line) {
     int npos = toInt(head.at(2));
     std::string rest;
-    auto t = tokens(line, 3 + 3 * static_cast<size_t>(npos), &rest);
-    std::vector<SrcPos> ps;
-    for (int k = 0; k < npos; ++k) ps.push_back(toPos(t, 3 + 3 * static_cast<size_t>(k)));
+    auto t = tokens(line, 3 + 4 * static_cast<size_t>(npos), &rest);
+    std::vector<NumberMark> ps;
+    for (int k = 0; k < npos; ++k) {
+      const size_t at = 3 + 4 * static_cast<size_t>(k);
+      if (t.size() < at + 4) throw DmciError(ErrorKind::Graph, "missing a number's position or exactness");
+      const std::string& exact = t[at + 3];
+      if (exact != "0" && exact != "1") throw DmciError(ErrorKind::Graph, "a number's exactness must be 0 or 1");
+      ps.push_back({toPos(t, at), exact == "1"});
+    }
     auto d = readAll(rest, file);
     if (!d || d->size() != 1) throw DmciError(ErrorKind::Graph, "bad constant datum: " + rest);
     size_t k = 0;
@@ -131,8 +146,8 @@ struct Parser {
       auto t = tokens(line, 3, nullptr);
       if (t.empty()) continue;
       if (!sawHeader) {
-        if (t.size() < 2 || t[0] != "dmci-graph" || t[1] != "1")
-          throw DmciError(ErrorKind::Graph, "not a dmci-graph version 1 file");
+        if (t.size() < 2 || t[0] != "dmci-graph" || t[1] != "2")
+          throw DmciError(ErrorKind::Graph, "not a dmci-graph version 2 file");
         sawHeader = true;
       } else if (block && t[0] == "end") {
         block = nullptr;
@@ -179,14 +194,14 @@ const char* opName(Op op) {
 
 std::string printGraph(const ComputeGraph& g) {
   std::ostringstream o;
-  o << "dmci-graph 1\nparams " << g.params.size();
+  o << "dmci-graph 2\nparams " << g.params.size();
   for (const auto& p : g.params) o << " " << quoted(p);
   o << "\n";
   for (size_t k = 0; k < g.consts.size(); ++k) {
-    std::vector<SrcPos> ps;
+    std::vector<NumberMark> ps;
     numberPositions(*g.consts[k], ps);
     o << "const " << k << " " << ps.size();
-    for (const auto& p : ps) o << " " << posText(p);
+    for (const auto& m : ps) o << " " << posText(m.pos) << " " << (m.exact ? 1 : 0);
     o << " " << print(*g.consts[k]) << "\n";
   }
   for (size_t k = 0; k < g.blocks.size(); ++k) {

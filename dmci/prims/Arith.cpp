@@ -1,8 +1,11 @@
 // The arithmetic primitives: + - * / with their partials, comparisons, min and max, and integer division.
+// Each keeps exactness as R7RS does on the integers a double holds (runtime/ExactValue.h): exact arguments give
+// an exact result when it is such an integer, and an inexact argument makes the result inexact.
 #include <cmath>
 #include <string>
 
 #include "prims/ArithRules.h"
+#include "runtime/ExactValue.h"
 
 namespace dmci {
 namespace {
@@ -37,23 +40,26 @@ Value combine(Runtime& rt, char op, const Value& x, const Value& y) {
 
 Value fold(Runtime& rt, char op, const char* name, const Value* args, int argc) {
   Value acc = operand(rt, name, args, 0);
-  for (int k = 1; k < argc; ++k) acc = combine(rt, op, acc, operand(rt, name, args, k));
+  for (int k = 1; k < argc; ++k) {
+    const Value& y = operand(rt, name, args, k);
+    acc = keepExact(combine(rt, op, acc, y), isExactNumber(acc) && isExactNumber(y));
+  }
   return acc;
 }
 
 Value add(Runtime& rt, const Value* args, int argc) {
-  return argc == 0 ? Value::real(0.0) : fold(rt, '+', "+", args, argc);
+  return argc == 0 ? exactNumberValue(0.0) : fold(rt, '+', "+", args, argc);
 }
 
 Value multiply(Runtime& rt, const Value* args, int argc) {
-  return argc == 0 ? Value::real(1.0) : fold(rt, '*', "*", args, argc);
+  return argc == 0 ? exactNumberValue(1.0) : fold(rt, '*', "*", args, argc);
 }
 
 Value subtract(Runtime& rt, const Value* args, int argc) {
   if (argc > 1) return fold(rt, '-', "-", args, argc);
   const Value& x = operand(rt, "-", args, 0);
   if (x.tag == Tag::Tensor) return tensorElementwise(rt, '-', Value::real(0.0), x);
-  return rt.unary(-x.num, x, -1.0);
+  return keepExact(rt.unary(-x.num, x, -1.0), isExactNumber(x));
 }
 
 Value divide(Runtime& rt, const Value* args, int argc) {
@@ -61,7 +67,7 @@ Value divide(Runtime& rt, const Value* args, int argc) {
   const Value& x = operand(rt, "/", args, 0);
   if (x.tag == Tag::Tensor) return tensorElementwise(rt, '/', Value::real(1.0), x);
   double r = 1.0 / x.num;
-  return rt.unary(r, x, -r * r);
+  return keepExact(rt.unary(r, x, -r * r), isExactNumber(x));
 }
 
 // --- comparisons: chains over all arguments, every one checked to be a number ---
@@ -105,7 +111,8 @@ Value select(Runtime& rt, const char* name, const Value* args, int argc, Better 
     // A NaN argument wins (and stays), so min and max propagate NaN; ties keep the leftmost.
     if (!std::isnan(args[best].num) && (std::isnan(x) || better(x, args[best].num))) best = k;
   }
-  return args[best];
+  // R7RS: an inexact argument makes the result inexact, whichever is selected.
+  return allExact(args, argc) ? args[best] : inexactValue(args[best]);
 }
 
 Value minPrim(Runtime& rt, const Value* a, int n) {
@@ -128,7 +135,7 @@ Value integerDivision(Runtime& rt, const char* name, const Value* args, Rule rul
   double n = integerArg(rt, name, args, 0), d = integerArg(rt, name, args, 1);
   if (d == 0) throw DmciError(ErrorKind::Domain, std::string(name) + ": division by zero");
   // + 0.0 turns a -0 result into 0, as an integer division would give.
-  return Value::real(rule(n, d) + 0.0);
+  return keepExact(Value::real(rule(n, d) + 0.0), allExact(args, 2));
 }
 
 // fmod is exact and takes the dividend's sign: the R7RS remainder.

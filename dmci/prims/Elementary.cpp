@@ -10,6 +10,7 @@
 #include "prims/ArithRules.h"
 #include "prims/Faults.h"
 #include "prims/ScalarRule.h"
+#include "runtime/ExactValue.h"
 
 namespace dmci {
 namespace {
@@ -171,9 +172,29 @@ int ruleId() {
   return id;
 }
 
+// The rules whose result is exact when their arguments are and the result is an integer (runtime/ExactValue.h):
+// (abs -3), (floor 7), (square 5), (sqrt 16), (expt 2 10) are exact; exp, log and the trigonometric functions
+// give inexact numbers, as chibi-scheme's do.
+constexpr bool keepsExactness(std::string_view name) {
+  for (std::string_view n : {"abs", "floor", "ceiling", "round", "truncate", "square", "sqrt", "expt"})
+    if (n == name) return true;
+  return false;
+}
+
+// The forward rule of kRules[K] with exactness kept where keepsExactness says.
+template <size_t K, bool Planted = false>
+Value applyRule(Runtime& rt, const Value* args, int argc);
+
+template <size_t K, bool Planted = false>
+Value applyExactRule(Runtime& rt, const Value* args, int argc) {
+  const Value y = applyRule<K, Planted>(rt, args, argc);
+  if constexpr (keepsExactness(kRules[K].name)) return keepExact(y, allExact(args, argc));
+  return y;
+}
+
 // The forward rule of kRules[K]: the value, and its local partials on the tape when an argument is active. The
 // Planted form (prims/Faults.h) multiplies the partials by the factor planted on the primitive.
-template <size_t K, bool Planted = false>
+template <size_t K, bool Planted>
 Value applyRule(Runtime& rt, const Value* args, int argc) {
   constexpr ScalarRule r = kRules[K];
   if constexpr (r.f1 != nullptr) {
@@ -228,7 +249,7 @@ constexpr std::array<ScalarRule, kRuleCount> kPlantedRules = plantedCopies(std::
 
 template <size_t... K>
 constexpr std::array<PrimFn, kRuleCount> plantedForwards(std::index_sequence<K...>) {
-  return {applyRule<K, true>...};
+  return {applyExactRule<K, true>...};
 }
 
 // The row of kRules[K]: one or two arguments, as its forms allow.
@@ -241,7 +262,7 @@ Primitive row() {
   return {r.name,
           minArgs,
           maxArgs,
-          applyRule<K>,
+          applyExactRule<K>,
           nullptr,
           nullptr,
           PrimFamily::Arithmetic,

@@ -16,6 +16,7 @@
 #include "prims/Equivalence.h"
 #include "prims/Prelude.h"
 #include "prims/PrimTable.h"
+#include "runtime/ExactValue.h"
 #include "syntax/Datum.h"
 
 namespace dmci {
@@ -112,7 +113,7 @@ Value lengthPrim(Runtime& rt, const Value* a, int) {
   Value v = a[0];
   for (; v.tag == Tag::Pair; v = rt.cdr(v)) ++n;
   if (v.tag != Tag::Nil) wrongType(rt, "length", 0, a[0], "a proper list");
-  return Value::real(n);
+  return exactNumberValue(n);
 }
 
 // Copies every list but the last, which becomes the shared tail (any value).

@@ -6,6 +6,7 @@
 
 #include "prims/Equivalence.h"
 #include "prims/PrimTable.h"
+#include "runtime/ExactValue.h"
 
 namespace dmci {
 
@@ -136,6 +137,17 @@ Value numberTest(Runtime& rt, const Value* args, int) {
   return Value::boolean(t.holds(args[0].num));
 }
 
+// Exactness (runtime/ExactValue.h): exact? and inexact? of a number, exact-integer? of any value.
+Value exactPred(Runtime& rt, const Value* a, int) {
+  if (!a[0].isNumber()) wrongType(rt, "exact?", 0, a[0], "a number");
+  return Value::boolean(isExactNumber(a[0]));
+}
+Value inexactPred(Runtime& rt, const Value* a, int) {
+  if (!a[0].isNumber()) wrongType(rt, "inexact?", 0, a[0], "a number");
+  return Value::boolean(!isExactNumber(a[0]));
+}
+Value exactIntegerPred(Runtime&, const Value* a, int) { return Value::boolean(isExactNumber(a[0])); }
+
 Value eqPrim(Runtime&, const Value* a, int) { return Value::boolean(isEqv(a[0], a[1])); }
 Value equalPrim(Runtime& rt, const Value* a, int) { return Value::boolean(isEqual(rt, a[0], a[1])); }
 
@@ -155,6 +167,16 @@ void addTests(std::vector<Primitive>& t, std::index_sequence<K...>, std::index_s
 void addPredicatePrims(std::vector<Primitive>& t) {
   addTests(t, std::make_index_sequence<std::size(kTypeTests)>{}, std::make_index_sequence<std::size(kNumberTests)>{});
   const auto P = PrimFamily::Predicate;
+  // Exactness reads the value's mark, never a lane's number: a number that differs between lanes is data, inexact.
+  t.push_back({"exact?", 1, 1, exactPred, nullptr, nullptr, P,
+               "(exact? z) #t for an exact number: an integer of at most 2^53 that a literal without a point, "
+               "exact or integer operations on exact numbers made",
+               "", laneUse(LaneReads::Nothing)});
+  t.push_back({"inexact?", 1, 1, inexactPred, nullptr, nullptr, P, "(inexact? z) #t for a number that is not exact", "",
+               laneUse(LaneReads::Nothing)});
+  t.push_back({"exact-integer?", 1, 1, exactIntegerPred, nullptr, nullptr, P,
+               "(exact-integer? x) #t for an exact number (every exact number is an integer here)", "",
+               laneUse(LaneReads::Nothing)});
   // In this language every number is a double, so eq? and eqv? coincide and compare numbers by value.
   t.push_back({"eq?", 2, 2, eqPrim, nullptr, nullptr, P,
                "(eq? x y) #t for the same object; numbers by value, so (eq? 2 2) is #t", "",

@@ -6,6 +6,7 @@
 
 #include "prims/PrimTable.h"
 #include "prims/TextRules.h"
+#include "runtime/ExactValue.h"
 #include "runtime/Materialise.h"
 
 namespace dmci {
@@ -65,7 +66,7 @@ Value valueOf(Runtime& rt, const text::Out& o) {
     case K::Symbol:
       return Value::make(Tag::Symbol, internSymbol(o.str));
     case K::Number:
-      return Value::real(o.num);
+      return o.exact ? exactNumberValue(o.num) : Value::real(o.num);
     case K::Bool:
       return Value::boolean(o.b);
     case K::CharList: {

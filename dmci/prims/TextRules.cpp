@@ -13,6 +13,7 @@
 
 #include "syntax/Datum.h"
 #include "syntax/Error.h"
+#include "syntax/Exactness.h"
 
 namespace dmci::text {
 namespace {
@@ -153,6 +154,12 @@ Out number(double x) {
   o.num = x;
   return o;
 }
+// A count or a code point: an exact integer.
+Out exactInteger(double x) {
+  Out o = number(x);
+  o.exact = true;
+  return o;
+}
 
 // A chain of comparisons (char<? a b c): each neighbour pair in order, every argument checked first.
 template <class T>
@@ -199,7 +206,15 @@ int radixAt(const std::string& prim, const std::vector<Arg>& a, size_t k) {
 // -inf.0, +nan.0), an integer in radix 2, 8 or 16, each with an optional #x/#o/#b/#d/#e/#i prefix. Text that is
 // none of these is a domain error at the call (issue 42: a model reading numbers from text stops at the garbage,
 // where R7RS would return #f and the #f would stop it later, at an arithmetic far from the cause).
-std::optional<double> parseNumber(std::string s, int radix) {
+// A number's text read: its value, and whether the text writes it exactly (an integer: digits with no point or
+// exponent, or the #e prefix; #i makes it inexact).
+struct ParsedNumber {
+  double value = 0;
+  bool exact = false;
+};
+
+std::optional<ParsedNumber> parseNumber(std::string s, int radix) {
+  char exactness = 0;  // 'e', 'i' or none
   while (s.size() >= 2 && s[0] == '#') {
     char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
     if (p == 'x')
@@ -210,22 +225,29 @@ std::optional<double> parseNumber(std::string s, int radix) {
       radix = 2;
     else if (p == 'd')
       radix = 10;
-    else if (p != 'e' && p != 'i')
+    else if (p == 'e' || p == 'i')
+      exactness = p;
+    else
       return std::nullopt;
     s = s.substr(2);
   }
-  if (s == "+inf.0") return INFINITY;
-  if (s == "-inf.0") return -INFINITY;
-  if (s == "+nan.0" || s == "-nan.0") return NAN;
+  if (s == "+inf.0") return ParsedNumber{INFINITY, false};
+  if (s == "-inf.0") return ParsedNumber{-INFINITY, false};
+  if (s == "+nan.0" || s == "-nan.0") return ParsedNumber{NAN, false};
   if (s.empty()) return std::nullopt;
+  bool integerText = true;
+  double v = 0;
   if (radix == 10) {
     size_t i = 0, digits = 0, n = s.size();
     if (s[i] == '+' || s[i] == '-') ++i;
     for (; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
-    if (i < n && s[i] == '.')
+    if (i < n && s[i] == '.') {
+      integerText = false;
       for (++i; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
+    }
     if (digits == 0) return std::nullopt;
     if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+      integerText = false;
       ++i;
       if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
       size_t exp = 0;
@@ -233,27 +255,32 @@ std::optional<double> parseNumber(std::string s, int radix) {
       if (exp == 0) return std::nullopt;
     }
     if (i != n) return std::nullopt;
-    return std::strtod(s.c_str(), nullptr);
+    v = std::strtod(s.c_str(), nullptr);
+  } else {
+    size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
+    if (i == s.size()) return std::nullopt;
+    for (size_t k = i; k < s.size(); ++k) {
+      int d = std::isdigit(static_cast<unsigned char>(s[k])) ? s[k] - '0'
+              : std::isalpha(static_cast<unsigned char>(s[k]))
+                  ? std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10
+                  : 99;
+      if (d >= radix) return std::nullopt;
+      v = v * radix + d;
+    }
+    if (s[0] == '-') v = -v;
   }
-  size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
-  if (i == s.size()) return std::nullopt;
-  double v = 0;
-  for (size_t k = i; k < s.size(); ++k) {
-    int d = std::isdigit(static_cast<unsigned char>(s[k]))   ? s[k] - '0'
-            : std::isalpha(static_cast<unsigned char>(s[k])) ? std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10
-                                                             : 99;
-    if (d >= radix) return std::nullopt;
-    v = v * radix + d;
-  }
-  return s[0] == '-' ? -v : v;
+  const bool exact = exactness == 'e' || (exactness == 0 && integerText);
+  return ParsedNumber{v, exact && holdsExactInteger(v)};
 }
 
 Out stringToNumber(const std::string& prim, const std::vector<Arg>& a) {
   int radix = radixAt(prim, a, 1);
-  std::optional<double> x = parseNumber(stringAt(prim, a, 0), radix);
+  std::optional<ParsedNumber> x = parseNumber(stringAt(prim, a, 0), radix);
   if (!x)
     throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown + " is not a number in radix " + std::to_string(radix));
-  return number(*x);
+  Out o = number(x->value);
+  o.exact = x->exact;
+  return o;
 }
 
 Out numberToString(const std::string& prim, const std::vector<Arg>& a) {
@@ -295,9 +322,9 @@ void addCharRules(std::unordered_map<std::string, Rule>& t) {
   t["char-lower-case?"] = [](auto& p, auto& a) { return boolean(isLower(charAt(p, a, 0))); };
   t["digit-value"] = [](auto& p, auto& a) {
     int d = digitValue(charAt(p, a, 0));
-    return d < 0 ? boolean(false) : number(d);
+    return d < 0 ? boolean(false) : exactInteger(d);
   };
-  t["char->integer"] = [](auto& p, auto& a) { return number(static_cast<double>(charAt(p, a, 0))); };
+  t["char->integer"] = [](auto& p, auto& a) { return exactInteger(static_cast<double>(charAt(p, a, 0))); };
   t["integer->char"] = [](auto& p, auto& a) {
     size_t c = indexAt(p, a, 0, 0x10FFFF, "code point");
     if (c >= 0xD800 && c <= 0xDFFF)
@@ -320,7 +347,9 @@ void addStringRules(std::unordered_map<std::string, Rule>& t) {
     for (size_t k = 0; k < a.size(); ++k) cs.push_back(charAt(p, a, k));
     return string(encode(cs));
   };
-  t["string-length"] = [](auto& p, auto& a) { return number(static_cast<double>(decode(stringAt(p, a, 0)).size())); };
+  t["string-length"] = [](auto& p, auto& a) {
+    return exactInteger(static_cast<double>(decode(stringAt(p, a, 0)).size()));
+  };
   t["string-ref"] = [](auto& p, auto& a) {
     std::u32string cs = decode(stringAt(p, a, 0));
     if (cs.empty()) throw DmciError(ErrorKind::Domain, p + ": the string is empty");

@@ -29,6 +29,7 @@ struct Out {
   char32_t ch = 0;
   std::string str;
   double num = 0;
+  bool exact = false;  // Number: an exact integer (a count, a code point, an integer's text)
   bool b = false;
   std::u32string chars;
 };

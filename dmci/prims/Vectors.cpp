@@ -15,6 +15,7 @@
 
 #include "prims/Prelude.h"
 #include "prims/PrimTable.h"
+#include "runtime/ExactValue.h"
 #include "runtime/Materialise.h"
 #include "syntax/Datum.h"
 
@@ -62,7 +63,7 @@ Value literalVector(Runtime& rt, const Value* a, int n) {
 Value isVector(Runtime&, const Value* a, int) { return Value::boolean(a[0].tag == Tag::Vector); }
 
 Value vectorLength(Runtime& rt, const Value* a, int) {
-  return Value::real(lengthOf(vectorArg(rt, "vector-length", a, 0)));
+  return exactNumberValue(lengthOf(vectorArg(rt, "vector-length", a, 0)));
 }
 
 Value vectorRef(Runtime& rt, const Value* a, int) {

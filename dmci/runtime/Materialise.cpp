@@ -1,6 +1,8 @@
 // Builds datums on the heap, turning numbers into named tape leaves on request.
 #include "runtime/Materialise.h"
 
+#include "runtime/ExactValue.h"
+
 namespace dmci {
 
 Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
@@ -11,7 +13,7 @@ Value materialise(Runtime& rt, const Datum& d, std::vector<Literal>* leaves,
     case DatumKind::Bool:
       return Value::boolean(d.boolean);
     case DatumKind::Number: {
-      if (!leaves) return Value::real(d.number);
+      if (!leaves) return isExact(d) ? exactNumberValue(d.number) : Value::real(d.number);
       Value v = rt.leaf(d.number);
       leaves->push_back({v.i, d.pos, d.number});
       return v;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "syntax/Arena.h"
+#include "syntax/Exactness.h"
 #include "syntax/Reader.h"
 #include "syntax/TerminalText.h"
 
@@ -231,6 +232,14 @@ DatumPtr Datum::boolean_(bool b, SrcPos p) {
 DatumPtr Datum::num(double v, SrcPos p) {
   auto d = make(DatumKind::Number, p);
   d->number = v;
+  return d;
+}
+
+// Declared in syntax/Exactness.h; defined here to allocate as every datum does.
+DatumPtr numberWithExactness(double x, bool exact, SrcPos p) {
+  auto d = make(DatumKind::Number, p);
+  d->boolean = exact && holdsExactInteger(x);
+  d->number = d->boolean ? x + 0.0 : x;  // exact 0 has no sign: -0 reads as 0
   return d;
 }
 

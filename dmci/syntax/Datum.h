@@ -18,7 +18,7 @@ using DatumPtr = std::shared_ptr<const Datum>;
 // lists are neither deep C++ recursion nor long pointer chains.
 struct Datum {
   DatumKind kind = DatumKind::Nil;
-  bool boolean = false;
+  bool boolean = false;  // Bool: the value; Number: the number is exact (syntax/Exactness.h)
   double number = 0.0;
   uint32_t ch = 0;              // Char: code point
   std::string text;             // Symbol name or String contents (unescaped)

@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "syntax/Arena.h"
+#include "syntax/Exactness.h"
 
 namespace dmci {
 namespace {
@@ -326,7 +327,8 @@ DatumPtr Reader::readAtom() {
   if (t == "+nan.0" || t == "-nan.0") return Datum::num(std::numeric_limits<double>::quiet_NaN(), p);
   if (looksNumeric(t)) {
     if (!isDecimal(t)) fail(p, "bad number '" + std::string(t) + "' (numbers look like 1, -2.5, 1e-3 or .5)");
-    return Datum::num(toDouble(t), p);
+    const double v = toDouble(t);
+    return numberWithExactness(v, isExactIntegerToken(t, v), p);
   }
   return Datum::symbol(std::string(t), p);
 }

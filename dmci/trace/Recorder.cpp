@@ -2,6 +2,7 @@
 #include "trace/Recorder.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <string>
 
@@ -393,7 +394,12 @@ void Recorder::select(int id, const Value* args, int argc, const Value& result) 
     xs[static_cast<size_t>(j)] = args[j].num;
   }
   int best = selectedIndex(prim(id).lanes.kernel == LaneKernel::Max, xs.data(), argc);
-  if (args[best].i != result.i) return fail(std::string(prim(id).name) + ": selection not understood");
+  // The selected argument itself; a constant one may come back without its exact mark (runtime/ExactValue.h).
+  const double chosen = xs[static_cast<size_t>(best)];
+  const bool same = dependent(args[best]) ? result.i == args[best].i
+                                          : !dependent(result) && (result.num == chosen ||
+                                                                   (std::isnan(result.num) && std::isnan(chosen)));
+  if (!same) return fail(std::string(prim(id).name) + ": selection not understood");
   Guard g{GuardKind::Select, id, static_cast<int32_t>(t_.args.size()), argc, best, static_cast<int32_t>(t_.ops.size())};
   if (!pushArgs(args, argc)) return fail(std::string(prim(id).name) + " of a non-number");
   t_.guards.push_back(g);

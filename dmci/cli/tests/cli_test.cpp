@@ -442,6 +442,27 @@ TEST_F(Cli, TheCoreToolLinksNoLibTorchAndOpensTheTensorPluginWhenAsked) {
 }
 #endif
 
+// Exactness (runtime/ExactValue.h) answers alike on every engine: the mark rides on the values the native rules
+// make, which the replay, compiled and tensor engines run for every constant. A number that differs between lanes
+// is data: inexact on every engine.
+TEST_F(Cli, ExactnessIsTheSameOnEveryEngine) {
+  write("exact.scm",
+        "(list (exact? 3) (exact? 3.0) (exact-integer? (+ 1 2)) (exact? (/ 1 2)) (exact? (exact 2.0))\n"
+        "      (inexact? (inexact 1)) (exact? (vector-length (vector 1 2))) (exact? (max 1 2.0)))\n");
+  std::vector<std::string> engines = {"native", "replay", "compiled"};
+#ifdef DMCI_HAVE_TORCH
+  engines.push_back("tensor");
+#endif
+  for (const std::string& engine : engines) {
+    Outcome o = dmci("run --engine " + engine + " exact.scm");
+    ASSERT_EQ(o.code, 0) << engine << ": " << o.err;
+    EXPECT_EQ(o.out, "(#t #f #t #f #t #t #t #f)\n") << engine;
+    o = dmci("run --engine " + engine + " -b 'x=linspace(1,3,3)' -e '(if (exact? x) 1 (* 2 x))'");
+    ASSERT_EQ(o.code, 0) << engine << ": " << o.err;
+    EXPECT_EQ(o.out, "{\"lanes\":3,\"value\":[2.0,4.0,6.0]}\n") << engine;
+  }
+}
+
 TEST_F(Cli, StatsCountsAreWrittenAsIntegers) {
   Outcome o = dmci("grad -e '(* x x)' --bind x=3 --stats --json");
   ASSERT_EQ(o.code, 0) << o.err;

@@ -95,7 +95,7 @@ TEST(Evaluator, ALoadedArtifactRunsPrograms) {
 TEST(GraphText, MalformedGraphsAreRejectedWithAPosition) {
   std::string good = printGraph(*Program::fromText(kPrograms[1], "prog.scm")->compile({}));
   const std::pair<std::string, std::string> edits[] = {
-      {"dmci-graph 1", "dmci-graph 2"},  // version
+      {"dmci-graph 2", "dmci-graph 1"},  // version
       {"Return", "Retrun"},              // unknown instruction
       {"entry 0", "entry 99"},           // entry out of range
       {"end\n", ""},                     // unterminated block

@@ -12,6 +12,7 @@
 #include <random>
 
 #include "syntax/Datum.h"
+#include "syntax/Exactness.h"
 #include "syntax/TerminalText.h"
 
 namespace dmci {
@@ -55,7 +56,8 @@ TEST(Reader, Numbers) {
                                                   {"5.", 5},
                                                   {"1E3", 1000},
                                                   {"0.1", 0.1},
-                                                  {"-0", -0.0},
+                                                  {"-0", 0.0},  // exact: an exact zero has no sign
+                                                  {"-0.0", -0.0},
                                                   {"+inf.0", kInf},
                                                   {"-inf.0", -kInf},
                                                   {"1e400", kInf},
@@ -69,6 +71,14 @@ TEST(Reader, Numbers) {
     EXPECT_EQ(std::bit_cast<uint64_t>(d->number), std::bit_cast<uint64_t>(want)) << text;
   }
   EXPECT_TRUE(std::isnan(readOne("+nan.0")->number));
+}
+
+// An integer written without a point or an exponent is exact, when a double holds it (syntax/Exactness.h).
+TEST(Reader, ExactnessOfNumbers) {
+  for (const char* text : {"1", "-7", "+5", "007", "-0", "9007199254740992"})
+    EXPECT_TRUE(isExact(*readOne(text))) << text;
+  for (const char* text : {"1.", "1.0", "1e2", ".5", "+inf.0", "+nan.0", "9007199254740993", "1e400"})
+    EXPECT_FALSE(isExact(*readOne(text))) << text;
 }
 
 TEST(Reader, VectorLiteralsHoldTheirElementsAndPrintBack) {
@@ -383,7 +393,7 @@ TEST(Printer, FormatNumber) {
   // "-0" would be the integer zero to another reader (Scheme's exact 0, JSON's integer 0): -0.0 keeps its point.
   EXPECT_EQ(formatNumber(-0.0), "-0.0");
   EXPECT_EQ(formatNumber(0.0), "0");
-  EXPECT_EQ(print(readOne("(-0.0 0.0 -0)")), "(-0.0 0 -0.0)");
+  EXPECT_EQ(print(readOne("(-0.0 0.0 -0)")), "(-0.0 0 0)");  // -0 is the exact 0
   for (double v : {1e300, 1e-300, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, -0.0, 1e21, 123456789.125}) {
     double back = readOne(formatNumber(v))->number;
     EXPECT_EQ(std::bit_cast<uint64_t>(back), std::bit_cast<uint64_t>(v)) << formatNumber(v);
