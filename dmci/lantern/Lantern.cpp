@@ -70,6 +70,7 @@ const std::map<std::string, std::string>& rebound() {
       {"string->vector", "%l-string->vector"},
       {"vector->string", "%l-vector->string"},
       {"make-vector", "%l-make-vector"},
+      {"make-list", "%l-make-list"},
       {"memv", "%l-memv"},
       {"memq", "%l-memq"},
       {"assv", "%l-assv"},
@@ -104,6 +105,13 @@ const std::vector<std::string>& onPrimals() {
     std::vector<std::string> n = {"=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
                                   "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
                                   "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
+    // The number procedures of R7RS beyond arithmetic (prims/Numbers.cpp): tests on a number (a dual answers as
+    // its number: before, real? and rational? of a dual were #f, and the others' %-primitives refused it) and the
+    // integer divisions, gcd, lcm and exact-integer-sqrt, which have no partial on the engines either.
+    for (const char* name :
+         {"real?", "rational?", "complex?", "nan?", "finite?", "infinite?", "floor/", "truncate/", "floor-quotient",
+          "floor-remainder", "truncate-quotient", "truncate-remainder", "gcd", "lcm", "exact-integer-sqrt"})
+      n.push_back(name);
     // The text primitives that read a number (an index, a count, a code point, a radix) read its primal: what
     // they return carries no gradient.
     for (const text::Row& r : text::rows())

@@ -62,6 +62,17 @@ const std::vector<Case> kCases = {
      {{"x", 0.7}}},
     {"define_of_a_product", "(define y2 (* x x))\n(define (f v) (* v y2))\n(f (f 3))", {{"x", 0.7}}},
     {"constant_output", "(if (> x 0) 1 2)", {{"x", 0.7}}},
+    // R7RS's number procedures beyond arithmetic on a dual: the tests answer as for its number (real? and
+    // rational? of a dual were #f, so this program was 0 by lantern), the integer divisions, gcd, lcm and
+    // exact-integer-sqrt read its number, and make-list reads its count and keeps a dual fill.
+    {"number_procedures",
+     "(define n (* 10 x))\n"
+     "(+ (if (and (real? x) (rational? x) (complex? x) (not (nan? x)) (finite? x) (not (infinite? x))) (* x x) 0)\n"
+     "   (call-with-values (lambda () (floor/ n 3)) +) (call-with-values (lambda () (truncate/ n -3)) +)\n"
+     "   (floor-quotient n 3) (floor-remainder n -3) (truncate-quotient n 3) (truncate-remainder n 3)\n"
+     "   (gcd n 15) (lcm n 4) (call-with-values (lambda () (exact-integer-sqrt n)) +)\n"
+     "   (fold-left + 0 (make-list n x)) (length (make-list n)))",
+     {{"x", 0.5}}},
     // Tensors: every tensor primitive's rule, tensor adjoints summed over shared duals.
     {"matvec_dot",
      "(define A (mat (list x 1) (list 0.5 y)))\n(define v (vec x 2))\n"
