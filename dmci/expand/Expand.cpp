@@ -394,7 +394,10 @@ ExprPtr Expander::mutation(const DatumPtr& d) {
     fail(target, "'" + n + "': names beginning with '%' are reserved for the implementation");
   if (!isBound(n)) {
     if (keywords().count(n)) fail(target, "set!: '" + n + "' is a syntactic keyword, not a variable");
-    fail(target, "set!: '" + n + "' is not bound: set! assigns only a variable the program defines or binds");
+    fail(target, "set!: '" + n +
+                     "' is not bound: set! assigns only a variable the program defines or binds (a free variable, "
+                     "such as a parameter given by --bind, or a primitive cannot be assigned; (define a " +
+                     n + ") makes a copy that can)");
   }
   ExprPtr v = expr(d->items[2]);
   sawSet_ = true;

@@ -168,8 +168,8 @@ std::string Runtime::show(const Value& v, int depth) const {
       return formatNumber(v.num);
     case Tag::Char:
       return print(*Datum::character(static_cast<uint32_t>(v.i)));  // #\λ in UTF-8, #\space by name
-    case Tag::Symbol:
-      return symbolName(v.i);
+    case Tag::Symbol:  // as the reader reads it back: |a b| for a name with a space, escapes for control bytes
+      return print(*Datum::symbol(symbolName(v.i)));
     case Tag::String: {
       std::string s = "\"";
       for (char c : strings[v.i]) s += (c == '"' || c == '\\') ? std::string("\\") + c : std::string(1, c);

@@ -383,6 +383,14 @@ std::string Reader::readQuoted(char close, const char* what) {
     }
     if (c == '\\') {
       readEscape(out);
+    } else if (static_cast<unsigned char>(c) >= 0x80) {  // a character of more than one byte, whole and well formed
+      uint32_t cp = 0;
+      const size_t len = decodeUtf8(s_.substr(i_), cp);
+      if (len == 0) fail(here(), std::string("invalid UTF-8 in ") + what);
+      for (size_t k = 0; k < len; ++k) {
+        out += peek();
+        advance();
+      }
     } else {
       out += c;
       advance();

@@ -463,6 +463,13 @@ TEST_F(Cli, ExactnessIsTheSameOnEveryEngine) {
   }
 }
 
+// A value is printed as the reader reads it back: a symbol whose name is not a plain identifier between bars.
+TEST_F(Cli, ASymbolPrintsAsTheReaderReadsItBack) {
+  Outcome o = dmci("run -e '(list (string->symbol \"a b\") (quote abc) (string->symbol \"\"))'");
+  ASSERT_EQ(o.code, 0) << o.err;
+  EXPECT_EQ(o.out, "(|a b| abc ||)\n");
+}
+
 TEST_F(Cli, StatsCountsAreWrittenAsIntegers) {
   Outcome o = dmci("grad -e '(* x x)' --bind x=3 --stats --json");
   ASSERT_EQ(o.code, 0) << o.err;

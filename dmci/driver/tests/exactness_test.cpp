@@ -2,6 +2,8 @@
 // R7RS gives them on the integers a double holds, by every route (direct, mce.scm, the tower, lantern and lantern
 // through mce.scm), the multiprecision oracle agreeing; a number being differentiated is inexact; gradients pass
 // through exact and inexact; a graph written as text and read back keeps each constant's exactness.
+#include "syntax/Exactness.h"
+
 #include <gtest/gtest.h>
 
 #include <string>
@@ -9,7 +11,6 @@
 #include "driver/Program.h"
 #include "lower/ComputeGraph.h"
 #include "oracle/Oracle.h"
-#include "syntax/Exactness.h"
 #include "testing/Eval.h"
 #include "testing/Routes.h"
 
@@ -41,7 +42,8 @@ const ExactCase kCases[] = {
     {"max_of_exacts", "(if (and (exact? (max 1 2)) (exact? (min 3 4))) 1 0)"},
     {"division_exact_when_it_divides", "(if (and (exact? (/ 6 3)) (inexact? (/ 1 2))) 1 0)"},
     {"integer_division", "(if (and (exact? (quotient 7 2)) (exact? (modulo -7 2)) (exact? (remainder 7 2))) 1 0)"},
-    {"library_integer_division", "(if (and (exact? (gcd 12 18)) (exact? (lcm 4 6)) (exact? (floor-quotient 7 2))) 1 0)"},
+    {"library_integer_division",
+     "(if (and (exact? (gcd 12 18)) (exact? (lcm 4 6)) (exact? (floor-quotient 7 2))) 1 0)"},
     {"rounding_keeps_exactness", "(if (and (exact? (floor 5)) (inexact? (floor 2.5)) (exact? (round 7))) 1 0)"},
     {"powers", "(if (and (exact? (expt 2 10)) (exact? (square 5)) (exact? (sqrt 16)) (inexact? (sqrt 2))) 1 0)"},
     {"transcendental_is_inexact", "(if (or (exact? (exp 0)) (exact? (sin 0))) 0 1)"},

@@ -290,6 +290,9 @@ TEST(Reader, MalformedInputsReportLineAndColumn) {
       {"(a [b])", 1, 4, "square brackets"},
       {"|abc", 1, 1, "unterminated symbol"},
       {"|a|b", 1, 4, "delimiter"},
+      {"\"a\xff\xfeb\"", 1, 3, "invalid UTF-8 in string"},    // raw bytes that are no character
+      {"(x \"\xe2\x82\")", 1, 5, "invalid UTF-8 in string"},  // a character cut short
+      {"|s\xc3|", 1, 3, "invalid UTF-8 in symbol"},
   };
   static_assert(std::size(cases) >= 15);
   for (const auto& c : cases) {
