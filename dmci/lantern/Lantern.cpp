@@ -171,8 +171,12 @@ ExprPtr leaf(size_t i, ExprPtr x, SrcPos p) {
 class Literals {
  public:
   explicit Literals(size_t first) : first_(first) {}
-  std::vector<Binding> leaves;  // (name, (%l-leaf i number))
+  // The literals' numbers in order; the program reads literal k as (%vector-ref %l-literals k), one vector of their
+  // leaves made once (%l-literal-vector), so that a closure carries one name for all of them, not one per literal:
+  // a program's cost grows with its length plus its literals, not their product.
+  std::vector<DatumPtr> values;
   std::vector<SrcPos> positions;
+  static constexpr const char* kVectorName = "%l-literals";
 
   ExprPtr rewrite(const ExprPtr& e) {
     switch (e->kind) {
@@ -214,10 +218,12 @@ class Literals {
   // The datum rebuilt with each number its leaf (elements left to right, as the engines number literals).
   ExprPtr build(const DatumPtr& d, SrcPos p) {
     if (d->kind == DatumKind::Number) {
-      std::string name = "%l-literal" + std::to_string(leaves.size());
-      leaves.emplace_back(name, leaf(first_ + leaves.size(), CoreExpr::constant(d, d->pos), d->pos));
+      const size_t k = values.size();
+      values.push_back(d);
       positions.push_back(d->pos);
-      return ref(name, d->pos);
+      // A primitive's call, so that a control conversion (call/cc, guard) leaves it as it is.
+      return app({ref("%vector-ref", d->pos), ref(kVectorName, d->pos), number(static_cast<double>(k), d->pos)},
+                 d->pos);
     }
     if (!hasNumber(*d)) return CoreExpr::constant(d, p);
     std::vector<ExprPtr> items;
@@ -234,10 +240,16 @@ class Literals {
 
 LanternProgram lanternProgramOnThisStack(const ExprPtr& user, const std::vector<std::string>& params);
 
-// The lantern routes' deepest program. Their closures carry the literal leaves they reach, so the cost of a
-// program grows with its depth times its literals: a let* of 2,000 bindings takes 4 s and 1 GB on them, of 4,000
-// 17 s and 4 GB, of 8,000 14 GB before the lowering refuses it. Deeper is refused at once, with the reason.
+// The lantern routes' deepest program. Their preparation (the conversions' free-variable sets) grows with the
+// square of a program's depth, its memory linearly since the literals travel as one vector (Literals): a let* of
+// 500 bindings takes 0.3 s and 32 MB, of 1,000 1.6 s and 53 MB. Deeper than this is refused at once, with the
+// reason.
 constexpr size_t kMaxLanternDepth = 2000;
+
+// A letrec*'s bindings (a body's definitions) are flat in the text, but the conversions nest each one inside the
+// ones before it: binding k counts this many levels per binding before it (measured: 1,000 definitions convert to
+// just under the lowering's 10,000 levels).
+constexpr size_t kLevelsPerDefinition = 2;
 
 // The first node deeper than kMaxLanternDepth, or null: an explicit stack, no recursion.
 const CoreExpr* tooDeep(const CoreExpr& root) {
@@ -248,9 +260,10 @@ const CoreExpr* tooDeep(const CoreExpr& root) {
     if (depth > kMaxLanternDepth) return e;
     for (const auto& k : e->kids)
       if (k) work.emplace_back(k.get(), depth + 1);
-    for (const auto& b : e->bindings)
-      if (b.second) work.emplace_back(b.second.get(), depth + 1);
-    if (e->body) work.emplace_back(e->body.get(), depth + 1);
+    const size_t step = e->kind == CoreKind::Letrec ? kLevelsPerDefinition : 0;
+    for (size_t k = 0; k < e->bindings.size(); ++k)
+      if (e->bindings[k].second) work.emplace_back(e->bindings[k].second.get(), depth + 1 + k * step);
+    if (e->body) work.emplace_back(e->body.get(), depth + 1 + e->bindings.size() * step);
   }
   return nullptr;
 }
@@ -263,7 +276,9 @@ LanternProgram lanternProgram(const ExprPtr& user, const std::vector<std::string
   if (const CoreExpr* deep = tooDeep(*user))
     throw DmciError(ErrorKind::Form,
                     "program nested too deeply for the lantern routes (more than " + std::to_string(kMaxLanternDepth) +
-                        " levels: their cost grows with depth times literals; the direct route takes it)",
+                        " levels, a body's definition counting " + std::to_string(kLevelsPerDefinition) +
+                        " for each after it: their preparation grows with the square of the depth; the direct "
+                        "route takes it)",
                     deep->pos);
   LanternProgram out;
   runWithBigStack([&] { out = lanternProgramOnThisStack(user, params); });
@@ -286,7 +301,7 @@ LanternProgram lanternProgramOnThisStack(const ExprPtr& user, const std::vector<
   // rebound below like the program's, so they take duals too.
   {
     std::vector<std::string> free = params;
-    for (const auto& [name, init] : lits.leaves) free.push_back(name);
+    if (!lits.values.empty()) free.push_back(Literals::kVectorName);
     program = linkPrelude(program, free);
     if (usesControl(*program)) program = convertControl(program, free);
   }
@@ -308,8 +323,12 @@ LanternProgram lanternProgramOnThisStack(const ExprPtr& user, const std::vector<
   // The seed's parameters and the literals as duals: the leaves, parameters first.
   std::vector<Binding> leaves;
   for (size_t i = 0; i < params.size(); ++i) leaves.emplace_back(params[i], leaf(i, ref(params[i], p), p));
-  leaves.insert(leaves.end(), lits.leaves.begin(), lits.leaves.end());
-  ExprPtr n = number(static_cast<double>(leaves.size()), p);
+  if (!lits.values.empty())
+    leaves.emplace_back(Literals::kVectorName,
+                        app({ref("%l-literal-vector", p), number(static_cast<double>(params.size()), p),
+                             CoreExpr::constant(Datum::vector(lits.values, p), p)},
+                            p));
+  ExprPtr n = number(static_cast<double>(params.size() + lits.values.size()), p);
   ExprPtr run = app({ref("%l-finish", p), app({ref("%l-run", p), thunk, n}, p), n}, p);
   ExprPtr body = leaves.empty() ? run : CoreExpr::let(std::move(leaves), run, p);
   return {CoreExpr::letrec(libraryFor(*body), body, p), std::move(lits.positions)};

@@ -36,6 +36,12 @@
 
 ;; Leaf i of the program (a parameter or a literal) with value x.
 (define (%l-leaf i x) (%l-dual i x))
+;; The program's literals as leaves first, first + 1, ... in one vector (Lantern.cpp's Literals reads them).
+(define (%l-literal-vector first values)
+  (let loop ((k (- (vector-length values) 1)) (acc '()))
+    (if (< k 0)
+        (list->vector acc)
+        (loop (- k 1) (cons (%l-leaf (+ first k) (vector-ref values k)) acc)))))
 
 ;; --- adjoints: (trie . size), never mutated ---
 

@@ -6,10 +6,6 @@
 
 namespace dmci {
 
-bool holdsExactInteger(double x) {
-  return std::isfinite(x) && std::floor(x) == x && std::fabs(x) <= kExactIntegerLimit;
-}
-
 bool isExactIntegerToken(std::string_view t, double value) {
   size_t i = (!t.empty() && (t[0] == '+' || t[0] == '-')) ? 1 : 0;
   if (i == t.size()) return false;

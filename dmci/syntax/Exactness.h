@@ -7,6 +7,7 @@
 // Datum equality and printing ignore the mark: `1` and `1.0` print alike, so a program printed and read back
 // keeps the value of every number, not always its exactness.
 #pragma once
+#include <cstdint>
 #include <string_view>
 
 #include "syntax/Datum.h"
@@ -16,8 +17,12 @@ namespace dmci {
 // The largest magnitude at which every integer is a double: exact integers live in [-2^53, 2^53].
 inline constexpr double kExactIntegerLimit = 9007199254740992.0;
 
-// True for an integer a double holds exactly (finite, integral, at most 2^53 in magnitude).
-bool holdsExactInteger(double x);
+// True for an integer a double holds exactly (finite, integral, at most 2^53 in magnitude). Inline and without a
+// library call (a truncating conversion, not floor): the arithmetic asks it of every exact result.
+inline bool holdsExactInteger(double x) {
+  const double a = x < 0 ? -x : x;  // a NaN fails the next test, as does an infinity
+  return a <= kExactIntegerLimit && static_cast<double>(static_cast<int64_t>(a)) == a;
+}
 // A numeric token of the reader's decimal syntax that denotes an exact integer: digits with an optional sign, no
 // point, no exponent, and a value within 2^53.
 bool isExactIntegerToken(std::string_view token, double value);
