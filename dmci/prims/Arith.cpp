@@ -38,11 +38,20 @@ Value combine(Runtime& rt, char op, const Value& x, const Value& y) {
   }
 }
 
+// x op y of two exact numbers (constants): + - * of integers is an integer, exact while a double holds it, so
+// only its size is checked; a quotient is exact when it divides.
+Value exactResult(char op, const Value& r) {
+  if (op == '/') return keepExact(r, true);
+  return std::fabs(r.num) <= kExactIntegerLimit ? Value::real(r.num + 0.0, kExactSlot) : r;
+}
+
 Value fold(Runtime& rt, char op, const char* name, const Value* args, int argc) {
   Value acc = operand(rt, name, args, 0);
   for (int k = 1; k < argc; ++k) {
     const Value& y = operand(rt, name, args, k);
-    acc = keepExact(combine(rt, op, acc, y), isExactNumber(acc) && isExactNumber(y));
+    const bool exact = isExactNumber(acc) && isExactNumber(y);
+    acc = combine(rt, op, acc, y);
+    if (exact) acc = exactResult(op, acc);
   }
   return acc;
 }

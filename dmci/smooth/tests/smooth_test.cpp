@@ -188,25 +188,23 @@ TEST(SmoothSi, ComparisonsOnDataAloneStayCrisp) {
 // became probability 0.5 and the smoothed sum was 3.5 x (4.55 at x = 1.3) at any sigma. A test on a parameter in
 // such a loop is still smoothed.
 TEST(SmoothSi, ANamedLetsCounterAndALengthStayCrisp) {
-  for (const char* src : {"(let loop ((i 0) (acc 0)) (if (>= i 3) acc (loop (+ i 1) (+ acc x))))",
-                          "(do ((i 0 (+ i 1)) (acc 0 (+ acc x))) ((>= i 3) acc))",
-                          "(let loop ((i 0) (acc 0)) (if (< i 3) (loop (+ i 1) (+ acc x)) acc))"}) {
+  // Nothing smoothed, and the crisp value and gradient at x = 1.3.
+  auto expectCrisp = [](const char* src, double value, double gradient) {
     SiStats st;
     Evaluation ev = siRun(src, 1.3, 0.01, Route::Direct, "native", &st);
     EXPECT_EQ(st.smoothed, 0) << src;
-    EXPECT_NEAR(ev.value, 3.9, 1e-12) << src;
-    EXPECT_NEAR(ev.gradient[0].second, 3.0, 1e-12) << src;
-  }
+    EXPECT_NEAR(ev.value, value, 1e-12) << src;
+    EXPECT_NEAR(ev.gradient[0].second, gradient, 1e-12) << src;
+  };
+  for (const char* src : {"(let loop ((i 0) (acc 0)) (if (>= i 3) acc (loop (+ i 1) (+ acc x))))",
+                          "(do ((i 0 (+ i 1)) (acc 0 (+ acc x))) ((>= i 3) acc))",
+                          "(let loop ((i 0) (acc 0)) (if (< i 3) (loop (+ i 1) (+ acc x)) acc))"})
+    expectCrisp(src, 3.9, 3.0);
   // The length of a list that holds the parameter is its shape: a test on it stays crisp too.
   for (const char* src :
        {"(define (g l) (if (< (length l) 3) 1 2)) (* x (g (list 1 2 x)))",
-        "(let loop ((rest (list x 2 3 4)) (acc 0)) (if (< (length rest) 3) (* x acc) (loop (cdr rest) (+ acc 1))))"}) {
-    SiStats st;
-    Evaluation ev = siRun(src, 1.3, 0.01, Route::Direct, "native", &st);
-    EXPECT_EQ(st.smoothed, 0) << src;
-    EXPECT_NEAR(ev.value, 2.6, 1e-12) << src;
-    EXPECT_NEAR(ev.gradient[0].second, 2.0, 1e-12) << src;
-  }
+        "(let loop ((rest (list x 2 3 4)) (acc 0)) (if (< (length rest) 3) (* x acc) (loop (cdr rest) (+ acc 1))))"})
+    expectCrisp(src, 2.6, 2.0);
   SiStats st;
   Evaluation ev =
       siRun("(let loop ((v x) (n 0)) (if (< v 0) (loop (+ v 1) (+ n 1)) n))", -0.2, 0.5, Route::Direct, "native", &st);
