@@ -14,6 +14,7 @@
 #include "syntax/Datum.h"
 #include "syntax/Error.h"
 #include "syntax/Exactness.h"
+#include "syntax/NumberSyntax.h"
 
 namespace dmci::text {
 namespace {
@@ -202,82 +203,20 @@ int radixAt(const std::string& prim, const std::vector<Arg>& a, size_t k) {
   return static_cast<int>(a[k].num);
 }
 
-// R7RS string->number on the reals of the subset: a decimal in radix 10 (as the reader reads it, with +inf.0,
-// -inf.0, +nan.0), an integer in radix 2, 8 or 16, each with an optional #x/#o/#b/#d/#e/#i prefix. Text that is
-// none of these is a domain error at the call (issue 42: a model reading numbers from text stops at the garbage,
-// where R7RS would return #f and the #f would stop it later, at an arithmetic far from the cause).
-// A number's text read: its value, and whether the text writes it exactly (an integer: digits with no point or
-// exponent, or the #e prefix; #i makes it inexact).
-struct ParsedNumber {
-  double value = 0;
-  bool exact = false;
-};
-
-std::optional<ParsedNumber> parseNumber(std::string s, int radix) {
-  char exactness = 0;  // 'e', 'i' or none
-  while (s.size() >= 2 && s[0] == '#') {
-    char p = static_cast<char>(std::tolower(static_cast<unsigned char>(s[1])));
-    if (p == 'x')
-      radix = 16;
-    else if (p == 'o')
-      radix = 8;
-    else if (p == 'b')
-      radix = 2;
-    else if (p == 'd')
-      radix = 10;
-    else if (p == 'e' || p == 'i')
-      exactness = p;
-    else
-      return std::nullopt;
-    s = s.substr(2);
-  }
-  if (s == "+inf.0") return ParsedNumber{INFINITY, false};
-  if (s == "-inf.0") return ParsedNumber{-INFINITY, false};
-  if (s == "+nan.0" || s == "-nan.0") return ParsedNumber{NAN, false};
-  if (s.empty()) return std::nullopt;
-  bool integerText = true;
-  double v = 0;
-  if (radix == 10) {
-    size_t i = 0, digits = 0, n = s.size();
-    if (s[i] == '+' || s[i] == '-') ++i;
-    for (; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
-    if (i < n && s[i] == '.') {
-      integerText = false;
-      for (++i; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++digits;
-    }
-    if (digits == 0) return std::nullopt;
-    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-      integerText = false;
-      ++i;
-      if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-      size_t exp = 0;
-      for (; i < n && std::isdigit(static_cast<unsigned char>(s[i])); ++i) ++exp;
-      if (exp == 0) return std::nullopt;
-    }
-    if (i != n) return std::nullopt;
-    v = std::strtod(s.c_str(), nullptr);
-  } else {
-    size_t i = (s[0] == '+' || s[0] == '-') ? 1 : 0;
-    if (i == s.size()) return std::nullopt;
-    for (size_t k = i; k < s.size(); ++k) {
-      int d = std::isdigit(static_cast<unsigned char>(s[k])) ? s[k] - '0'
-              : std::isalpha(static_cast<unsigned char>(s[k]))
-                  ? std::tolower(static_cast<unsigned char>(s[k])) - 'a' + 10
-                  : 99;
-      if (d >= radix) return std::nullopt;
-      v = v * radix + d;
-    }
-    if (s[0] == '-') v = -v;
-  }
-  const bool exact = exactness == 'e' || (exactness == 0 && integerText);
-  return ParsedNumber{v, exact && holdsExactInteger(v)};
-}
-
+// R7RS string->number on the reals of the subset, by the reader's own number syntax (syntax/NumberSyntax.h): a
+// decimal in radix 10 (with +inf.0, -inf.0, +nan.0), an integer in radix 2, 8 or 16, with a radix and an exactness
+// prefix. Text that is none of these is a domain error at the call (issue 42: a model reading numbers from text
+// stops at the garbage, where R7RS would return #f and the #f would stop it later, at an arithmetic far from the
+// cause); so is #e of a number with no exact form here (a non-integer: there are no rationals).
 Out stringToNumber(const std::string& prim, const std::vector<Arg>& a) {
   int radix = radixAt(prim, a, 1);
-  std::optional<ParsedNumber> x = parseNumber(stringAt(prim, a, 0), radix);
+  std::optional<NumberText> x = parseNumberText(stringAt(prim, a, 0), radix);
   if (!x)
     throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown + " is not a number in radix " + std::to_string(radix));
+  if (x->noExactForm)
+    throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown +
+                                           " has no exact form here: the exact numbers are the integers of at most "
+                                           "2^53 (no rationals)");
   Out o = number(x->value);
   o.exact = x->exact;
   return o;

@@ -7,10 +7,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <string_view>
 
 #include "syntax/Arena.h"
 #include "syntax/Exactness.h"
+#include "syntax/NumberSyntax.h"
 
 namespace dmci {
 namespace {
@@ -20,41 +22,6 @@ bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool isHexDigit(char c) { return isDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
 // Characters that end a token.
 bool isDelimiter(char c) { return c != '\0' && (isSpace(c) || std::strchr("()[]{}\";'`,|", c) != nullptr); }
-
-// A token the reader must treat as a number: a digit first, or a sign and/or '.' before a digit.
-bool looksNumeric(std::string_view t) {
-  size_t i = 0;
-  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-  if (i < t.size() && t[i] == '.') ++i;
-  return i < t.size() && isDigit(t[i]);
-}
-
-// [+-]? (digits [. digits*] | . digits) ([eE] [+-]? digits)?
-bool isDecimal(std::string_view t) {
-  size_t i = 0, n = t.size(), digits = 0;
-  if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
-  for (; i < n && isDigit(t[i]); ++i) ++digits;
-  if (i < n && t[i] == '.')
-    for (++i; i < n && isDigit(t[i]); ++i) ++digits;
-  if (digits == 0) return false;
-  if (i < n && (t[i] == 'e' || t[i] == 'E')) {
-    ++i;
-    if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
-    size_t exp = 0;
-    for (; i < n && isDigit(t[i]); ++i) ++exp;
-    if (exp == 0) return false;
-  }
-  return i == n;
-}
-
-// Converts a token that isDecimal accepted; out-of-range values become +-inf.0 or 0.
-double toDouble(std::string_view t) {
-  std::string_view body = t[0] == '+' ? t.substr(1) : t;
-  double v = 0;
-  auto r = std::from_chars(body.data(), body.data() + body.size(), v);
-  if (r.ec == std::errc::result_out_of_range) v = std::strtod(std::string(t).c_str(), nullptr);
-  return v;
-}
 
 // Decodes one UTF-8 sequence at the start of s; returns its length, or 0 if it is malformed.
 size_t decodeUtf8(std::string_view s, uint32_t& cp) {
@@ -327,7 +294,7 @@ DatumPtr Reader::readAtom() {
   if (t == "+nan.0" || t == "-nan.0") return Datum::num(std::numeric_limits<double>::quiet_NaN(), p);
   if (looksNumeric(t)) {
     if (!isDecimal(t)) fail(p, "bad number '" + std::string(t) + "' (numbers look like 1, -2.5, 1e-3 or .5)");
-    const double v = toDouble(t);
+    const double v = decimalValue(t);
     return numberWithExactness(v, isExactIntegerToken(t, v), p);
   }
   return Datum::symbol(std::string(t), p);
@@ -341,8 +308,18 @@ DatumPtr Reader::readHash() {
   std::string_view t = takeToken();
   if (t == "t" || t == "true") return Datum::boolean_(true, p);
   if (t == "f" || t == "false") return Datum::boolean_(false, p);
+  if (!t.empty() && std::strchr("xXoObBdDeEiI", t[0])) {  // a number with a radix or exactness prefix: #xFF, #e1e3
+    const std::string text = "#" + std::string(t);
+    const std::optional<NumberText> n = parseNumberText(text);
+    if (!n) fail(p, "bad number '" + text + "' (#x, #o, #b, #d, #e and #i prefix a number: #xFF, #b-101, #e1e3, #i5)");
+    if (n->noExactForm)
+      fail(p,
+           "'" + text + "' has no exact form here: the exact numbers are the integers of at most 2^53 (no rationals)");
+    return numberWithExactness(n->value, n->exact, p);
+  }
   if (!t.empty())
-    fail(p, "bad '#' syntax '#" + std::string(t) + "' (only #t, #f, #true, #false, #\\ and #( are supported)");
+    fail(p, "bad '#' syntax '#" + std::string(t) +
+                "' (only #t, #f, #true, #false, #\\, #( and the number prefixes #x #o #b #d #e #i are supported)");
   if (atEnd()) fail(p, "unexpected end of input after '#'");
   fail(p, std::string("bad '#' syntax '#") + peek() + "'");
 }

@@ -10,6 +10,7 @@
 #include <fstream>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "syntax/Datum.h"
 #include "syntax/Exactness.h"
@@ -71,6 +72,21 @@ TEST(Reader, Numbers) {
     EXPECT_EQ(std::bit_cast<uint64_t>(d->number), std::bit_cast<uint64_t>(want)) << text;
   }
   EXPECT_TRUE(std::isnan(readOne("+nan.0")->number));
+}
+
+// Radix and exactness prefixes (syntax/NumberSyntax.h), the same syntax string->number reads.
+TEST(Reader, NumberPrefixes) {
+  const std::tuple<const char*, double, bool> cases[] = {
+      {"#xFF", 255, true}, {"#b-101", -5, true}, {"#o17", 15, true},   {"#d10", 10, true},    {"#e1e3", 1000, true},
+      {"#i5", 5, false},   {"#x#e10", 16, true}, {"#e#x10", 16, true}, {"#i1.5", 1.5, false}, {"#XfF", 255, true}};
+  for (const auto& [text, value, exact] : cases) {
+    auto d = readOne(text);
+    ASSERT_EQ(d->kind, DatumKind::Number) << text;
+    EXPECT_EQ(d->number, value) << text;
+    EXPECT_EQ(isExact(*d), exact) << text;
+  }
+  for (const char* text : {"#x", "#e#e1", "#x#b1", "#b2", "#x1.5"})
+    EXPECT_EQ(readError(text).kind, ErrorKind::Syntax) << text;
 }
 
 // An integer written without a point or an exponent is exact, when a double holds it (syntax/Exactness.h).
@@ -266,7 +282,9 @@ TEST(Reader, MalformedInputsReportLineAndColumn) {
       {"+5x", 1, 1, "bad number"},
       {"-.5.", 1, 1, "bad number"},
       {"1/2", 1, 1, "bad number"},
-      {"#x1F", 1, 1, "bad '#' syntax"},
+      {"#xZ1", 1, 1, "bad number '#xZ1'"},
+      {"#e1.5", 1, 1, "no exact form"},
+      {"#q1", 1, 1, "bad '#' syntax"},
       {"(a #(1 2)", 1, 1, "unclosed '('"},
       {"#(1 2", 1, 1, "unclosed '#('"},
       {"#(1 . 2)", 1, 5, "not allowed in a vector literal"},
