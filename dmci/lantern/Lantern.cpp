@@ -70,7 +70,6 @@ const std::map<std::string, std::string>& rebound() {
       {"string->vector", "%l-string->vector"},
       {"vector->string", "%l-vector->string"},
       {"make-vector", "%l-make-vector"},
-      {"make-list", "%l-make-list"},
       {"memv", "%l-memv"},
       {"memq", "%l-memq"},
       {"assv", "%l-assv"},
@@ -105,13 +104,6 @@ const std::vector<std::string>& onPrimals() {
     std::vector<std::string> n = {"=",         "<",      ">",     "<=",    ">=",      "zero?", "positive?", "negative?",
                                   "integer?",  "even?",  "odd?",  "floor", "ceiling", "round", "truncate",  "quotient",
                                   "remainder", "modulo", "zeros", "ones",  "eye",     "shape"};
-    // The number procedures of R7RS beyond arithmetic (prims/Numbers.cpp): tests on a number (a dual answers as
-    // its number: before, real? and rational? of a dual were #f, and the others' %-primitives refused it) and the
-    // integer divisions, gcd, lcm and exact-integer-sqrt, which have no partial on the engines either.
-    for (const char* name :
-         {"real?", "rational?", "complex?", "nan?", "finite?", "infinite?", "floor/", "truncate/", "floor-quotient",
-          "floor-remainder", "truncate-quotient", "truncate-remainder", "gcd", "lcm", "exact-integer-sqrt"})
-      n.push_back(name);
     // The text primitives that read a number (an index, a count, a code point, a radix) read its primal: what
     // they return carries no gradient.
     for (const text::Row& r : text::rows())
@@ -297,8 +289,8 @@ LanternProgram lanternProgramOnThisStack(const ExprPtr& user, const std::vector<
   // under any number of the user's resets, reach lantern.scm's reset. The primitives the converted program calls
   // are rebound below like any program's; its procedures hide both conversions' parameters (CoreExpr::hidden).
   // A library procedure may be what uses them (call/cc), so the test is on the program linked with its library.
-  // The program goes on linked: the library procedures' own primitives (gcd's %abs, floor/'s %floor) are then
-  // rebound below like the program's, so they take duals too.
+  // The program goes on linked: the library procedures' own primitives (gcd's %abs, real?'s %number?, make-list's
+  // %<=) are then rebound below like the program's, so the library runs on duals as on every other route's numbers.
   {
     std::vector<std::string> free = params;
     if (!lits.values.empty()) free.push_back(Literals::kVectorName);

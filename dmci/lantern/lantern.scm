@@ -402,8 +402,6 @@
 (define (%l-vector-copy v . bounds) (apply vector-copy v (%l-primals bounds)))
 (define (%l-vector-fill v x . bounds) (apply vector-fill v x (%l-primals bounds)))
 (define (%l-make-vector k . fill) (apply make-vector (%l-primal k) fill))
-;; make-list's count is read as its number; the fill is stored as it is, so a dual fill keeps its gradient.
-(define (%l-make-list k . fill) (apply make-list (%l-primal k) fill))
 ;; vector-set! stores the dual as it is: its cell's next version carries the value and its adjoint's path.
 (define (%l-vector-set! v k x) (vector-set! v (%l-primal k) x))
 (define (%l-vector-fill! v x . bounds) (apply vector-fill! v x (%l-primals bounds)))

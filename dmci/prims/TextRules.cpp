@@ -13,7 +13,6 @@
 
 #include "syntax/Datum.h"
 #include "syntax/Error.h"
-#include "syntax/Exactness.h"
 #include "syntax/NumberSyntax.h"
 
 namespace dmci::text {
@@ -213,10 +212,7 @@ Out stringToNumber(const std::string& prim, const std::vector<Arg>& a) {
   std::optional<NumberText> x = parseNumberText(stringAt(prim, a, 0), radix);
   if (!x)
     throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown + " is not a number in radix " + std::to_string(radix));
-  if (x->noExactForm)
-    throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown +
-                                           " has no exact form here: the exact numbers are the integers of at most "
-                                           "2^53 (no rationals)");
+  if (x->noExactForm) throw DmciError(ErrorKind::Domain, prim + ": " + a[0].shown + " " + kNoExactForm);
   Out o = number(x->value);
   o.exact = x->exact;
   return o;

@@ -2,13 +2,12 @@
 //
 // The runtime's numbers are doubles. A number is exact when it is an integer that a double holds exactly
 // (|n| <= 2^53) and is known to be exact: in the text, a literal written without a point, an exponent or an
-// infinity (`32`, `-7`, not `32.0`, `1e2` or `+inf.0`). The reader marks such a literal's datum
-// (Datum::boolean, unused by numbers otherwise); runtime/ExactValue.h carries the mark into run-time values.
+// infinity (`32`, `-7`, not `32.0`, `1e2` or `+inf.0`; syntax/NumberSyntax.h). The reader marks such a literal's
+// datum (Datum::boolean, unused by numbers otherwise); runtime/ExactValue.h carries the mark into run-time values.
 // Datum equality and printing ignore the mark: `1` and `1.0` print alike, so a program printed and read back
 // keeps the value of every number, not always its exactness.
 #pragma once
 #include <cstdint>
-#include <string_view>
 
 #include "syntax/Datum.h"
 
@@ -23,12 +22,8 @@ inline bool holdsExactInteger(double x) {
   const double a = x < 0 ? -x : x;  // a NaN fails the next test, as does an infinity
   return a <= kExactIntegerLimit && static_cast<double>(static_cast<int64_t>(a)) == a;
 }
-// A numeric token of the reader's decimal syntax that denotes an exact integer: digits with an optional sign, no
-// point, no exponent, and a value within 2^53.
-bool isExactIntegerToken(std::string_view token, double value);
-// A number datum marked exact (x must satisfy holdsExactInteger).
-DatumPtr exactNumber(double x, SrcPos p = {});
-// A number datum of x, exact when `exact` and x is an integer a double holds, else inexact.
+// A number datum of x, exact when `exact` and x is an integer a double holds, else inexact (defined in Datum.cpp,
+// beside the allocation every datum shares).
 DatumPtr numberWithExactness(double x, bool exact, SrcPos p = {});
 inline bool isExact(const Datum& d) { return d.kind == DatumKind::Number && d.boolean; }
 

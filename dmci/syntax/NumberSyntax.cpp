@@ -20,15 +20,6 @@ int digitValue(char c, int radix) {
   return d < radix ? d : -1;
 }
 
-}  // namespace
-
-bool looksNumeric(std::string_view t) {
-  size_t i = 0;
-  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-  if (i < t.size() && t[i] == '.') ++i;
-  return i < t.size() && isDigit(t[i]);
-}
-
 bool isDecimal(std::string_view t) {
   size_t i = 0, n = t.size(), digits = 0;
   if (i < n && (t[i] == '+' || t[i] == '-')) ++i;
@@ -52,6 +43,27 @@ double decimalValue(std::string_view t) {
   auto r = std::from_chars(body.data(), body.data() + body.size(), v);
   if (r.ec == std::errc::result_out_of_range) v = std::strtod(std::string(t).c_str(), nullptr);
   return v;
+}
+
+// A decimal token written as an integer (digits with an optional sign) whose value a double holds digit for digit:
+// 9007199254740993 reads as 2^53, an inexact neighbour.
+bool isExactIntegerToken(std::string_view t, double value) {
+  size_t i = (!t.empty() && (t[0] == '+' || t[0] == '-')) ? 1 : 0;
+  if (i == t.size()) return false;
+  for (size_t k = i; k < t.size(); ++k)
+    if (!isDigit(t[k])) return false;
+  if (!holdsExactInteger(value)) return false;
+  while (i + 1 < t.size() && t[i] == '0') ++i;
+  return t.substr(i) == std::to_string(static_cast<long long>(std::fabs(value)));
+}
+
+}  // namespace
+
+bool looksNumeric(std::string_view t) {
+  size_t i = 0;
+  if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
+  if (i < t.size() && t[i] == '.') ++i;
+  return i < t.size() && isDigit(t[i]);
 }
 
 std::optional<NumberText> parseNumberText(std::string_view s, int radix) {

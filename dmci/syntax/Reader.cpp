@@ -293,9 +293,9 @@ DatumPtr Reader::readAtom() {
   if (t == "-inf.0") return Datum::num(-std::numeric_limits<double>::infinity(), p);
   if (t == "+nan.0" || t == "-nan.0") return Datum::num(std::numeric_limits<double>::quiet_NaN(), p);
   if (looksNumeric(t)) {
-    if (!isDecimal(t)) fail(p, "bad number '" + std::string(t) + "' (numbers look like 1, -2.5, 1e-3 or .5)");
-    const double v = decimalValue(t);
-    return numberWithExactness(v, isExactIntegerToken(t, v), p);
+    const std::optional<NumberText> n = parseNumberText(t);
+    if (!n) fail(p, "bad number '" + std::string(t) + "' (numbers look like 1, -2.5, 1e-3 or .5)");
+    return numberWithExactness(n->value, n->exact, p);
   }
   return Datum::symbol(std::string(t), p);
 }
@@ -312,9 +312,7 @@ DatumPtr Reader::readHash() {
     const std::string text = "#" + std::string(t);
     const std::optional<NumberText> n = parseNumberText(text);
     if (!n) fail(p, "bad number '" + text + "' (#x, #o, #b, #d, #e and #i prefix a number: #xFF, #b-101, #e1e3, #i5)");
-    if (n->noExactForm)
-      fail(p,
-           "'" + text + "' has no exact form here: the exact numbers are the integers of at most 2^53 (no rationals)");
+    if (n->noExactForm) fail(p, "'" + text + "' " + kNoExactForm);
     return numberWithExactness(n->value, n->exact, p);
   }
   if (!t.empty())

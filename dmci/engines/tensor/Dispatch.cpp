@@ -84,14 +84,13 @@ Outcome classify(Runtime& rt, LaneStore& store, int32_t set, std::vector<Value>&
     allConstants = allConstants && !err[k].first && res[k].tag == Tag::Real && res[k].i < 0;
   if (allConstants) {
     std::vector<double> nums(n);
-    bool same = true;
+    bool same = true, sameMark = true;
     for (size_t k = 0; k < n; ++k) {
       nums[k] = res[k].num;
       same = same && (nums[k] == nums[0] || (std::isnan(nums[k]) && std::isnan(nums[0])));
+      sameMark = sameMark && res[k].i == res[0].i;
     }
     // One number for every lane: the native result itself, so an exact mark (runtime/ExactValue.h) is kept.
-    bool sameMark = true;
-    for (size_t k = 1; k < n; ++k) sameMark = sameMark && res[k].i == res[0].i;
     if (same) return Outcome::of(sameMark ? res[0] : Value::real(nums[0]));
     return Outcome::of(store.laneConstants(rt, set, nums));
   }

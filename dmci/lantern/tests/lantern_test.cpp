@@ -62,9 +62,9 @@ const std::vector<Case> kCases = {
      {{"x", 0.7}}},
     {"define_of_a_product", "(define y2 (* x x))\n(define (f v) (* v y2))\n(f (f 3))", {{"x", 0.7}}},
     {"constant_output", "(if (> x 0) 1 2)", {{"x", 0.7}}},
-    // R7RS's number procedures beyond arithmetic on a dual: the tests answer as for its number (real? and
-    // rational? of a dual were #f, so this program was 0 by lantern), the integer divisions, gcd, lcm and
-    // exact-integer-sqrt read its number, and make-list reads its count and keeps a dual fill.
+    // R7RS's number procedures beyond arithmetic on a dual, run as the library's code on it as on every route: the
+    // tests answer as for its number (real? and rational? of a dual were #f, so this program was 0 by lantern), the
+    // integer divisions, gcd, lcm, exact-integer-sqrt and make-list's count take it, and a dual fill is kept.
     {"number_procedures",
      "(define n (* 10 x))\n"
      "(+ (if (and (real? x) (rational? x) (complex? x) (not (nan? x)) (finite? x) (not (infinite? x))) (* x x) 0)\n"
